@@ -1,0 +1,597 @@
+// Package core is toolerr's contract in pure Go: escaping, the envelope
+// renderers, the validation formatter with contract awareness, and the
+// parser, behind one JSON entry point, Call.
+//
+// The wasm module (plugin/wasm) and the Go host's native engine both run
+// this package, so their outputs are the same bytes by construction.
+package core
+
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// Call runs one export on a JSON request and returns its JSON response, or
+// a typed error naming what was wrong with the request.
+//
+// # Notes
+//   - Call never panics on any input; a bug surfaces as an INTERNAL error.
+//   - Call keeps no state between calls and is safe for concurrent use.
+func Call(export string, input []byte) (out []byte, err *abi.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, abi.Errorf(abi.CodeInternal, "%s: internal failure: %v", export, p)
+		}
+	}()
+	handler, ok := exports[export]
+	if !ok {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))
+	}
+	return handler(input)
+}
+
+var exports = map[string]func([]byte) ([]byte, *abi.Error){
+	"tool_error":        callToolError,
+	"simple_error":      callSimpleError,
+	"required_field":    callRequiredField,
+	"internal_error":    callInternalError,
+	"rate_limited":      callRateLimited,
+	"server_busy":       callServerBusy,
+	"escape":            callEscape,
+	"format_validation": callFormatValidation,
+	"parse":             callParse,
+	"describe":          callDescribe,
+}
+
+// callToolResult encodes an MCP CallToolResult holding one text block.
+func callToolResult(text string, isError bool) []byte {
+	w := jsonWriter{b: make([]byte, 0, len(text)+64)}
+	w.raw(`{"content":[{"type":"text","text":`)
+	w.str(text)
+	w.raw(`}],"isError":`)
+	w.boolean(isError)
+	w.byte('}')
+	return w.b
+}
+
+func callToolError(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("tool_error", input, "code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter")
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.toolError()
+	if err != nil {
+		return nil, err
+	}
+	return callToolResult(RenderToolError(t), t.IsError()), nil
+}
+
+func (r *request) toolError() (*ToolError, *abi.Error) {
+	o := r.obj
+	t := &ToolError{}
+	var err *abi.Error
+	if t.Code, err = r.requiredString(o, "", "code"); err != nil {
+		return nil, err
+	}
+	if t.Code == "" {
+		return nil, r.fail(`"code" must not be empty`)
+	}
+	if t.Message, err = r.requiredString(o, "", "message"); err != nil {
+		return nil, err
+	}
+	if s, err := r.optionalString(o, "", "suggestion"); err != nil {
+		return nil, err
+	} else if s != nil {
+		t.Suggestion = *s
+	}
+	if a := present(o, "availableActions"); a != nil {
+		if a.Kind != KindArray {
+			return nil, r.wrongType("availableActions", "an array of strings", a)
+		}
+		for i, item := range a.Arr {
+			if item.Kind != KindString {
+				return nil, r.wrongType("availableActions["+strconv.Itoa(i)+"]", "a string", item)
+			}
+			t.Actions = append(t.Actions, item.Str)
+		}
+	}
+	if s, err := r.optionalString(o, "", "severity"); err != nil {
+		return nil, err
+	} else if s != nil {
+		if err := r.oneOf("severity", *s, abi.Severities...); err != nil {
+			return nil, err
+		}
+		t.Severity = *s
+	}
+	if d := present(o, "details"); d != nil {
+		if d.Kind != KindObject {
+			return nil, r.wrongType("details", "an object", d)
+		}
+		for _, m := range d.Members {
+			switch m.Value.Kind {
+			case KindString, KindNumber, KindBool:
+				t.Details = append(t.Details, Detail{m.Key, m.Value})
+			default:
+				return nil, r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
+			}
+		}
+	}
+	if v := present(o, "retryAfter"); v != nil {
+		if v.Kind != KindNumber {
+			return nil, r.wrongType("retryAfter", "a number", v)
+		}
+		t.RetryAfter = v.Num
+	}
+	return t, nil
+}
+
+func callSimpleError(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("simple_error", input, "message", "code")
+	if err != nil {
+		return nil, err
+	}
+	message, err := r.requiredString(r.obj, "", "message")
+	if err != nil {
+		return nil, err
+	}
+	code, err := r.optionalString(r.obj, "", "code")
+	if err != nil {
+		return nil, err
+	}
+	return callToolResult(RenderSimpleError(message, code), true), nil
+}
+
+func callRequiredField(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("required_field", input, "field")
+	if err != nil {
+		return nil, err
+	}
+	field, err := r.requiredString(r.obj, "", "field")
+	if err != nil {
+		return nil, err
+	}
+	return callToolResult(RenderRequiredField(field), true), nil
+}
+
+func callInternalError(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("internal_error", input, "message", "tool", "action")
+	if err != nil {
+		return nil, err
+	}
+	message, err := r.requiredString(r.obj, "", "message")
+	if err != nil {
+		return nil, err
+	}
+	tool, err := r.optionalString(r.obj, "", "tool")
+	if err != nil {
+		return nil, err
+	}
+	action, err := r.optionalString(r.obj, "", "action")
+	if err != nil {
+		return nil, err
+	}
+	var toolName, actionName string
+	if tool != nil {
+		toolName = *tool
+	}
+	if action != nil {
+		actionName = *action
+	}
+	if actionName != "" && toolName == "" {
+		return nil, r.fail(`"action" needs "tool"`)
+	}
+	t := InternalError(message, toolName, actionName)
+	return callToolResult(RenderToolError(t), true), nil
+}
+
+func callRateLimited(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("rate_limited", input, "max", "windowSeconds", "retryAfter", "key")
+	if err != nil {
+		return nil, err
+	}
+	max, err := r.requiredNumber(r.obj, "max")
+	if err != nil {
+		return nil, err
+	}
+	window, err := r.requiredNumber(r.obj, "windowSeconds")
+	if err != nil {
+		return nil, err
+	}
+	retry, err := r.requiredNumber(r.obj, "retryAfter")
+	if err != nil {
+		return nil, err
+	}
+	key, err := r.optionalString(r.obj, "", "key")
+	if err != nil {
+		return nil, err
+	}
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	return callToolResult(RenderToolError(RateLimited(max, window, retry, k)), true), nil
+}
+
+func callServerBusy(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("server_busy", input, "tool", "active", "queued")
+	if err != nil {
+		return nil, err
+	}
+	tool, err := r.requiredString(r.obj, "", "tool")
+	if err != nil {
+		return nil, err
+	}
+	active, err := r.requiredNumber(r.obj, "active")
+	if err != nil {
+		return nil, err
+	}
+	queued, err := r.requiredNumber(r.obj, "queued")
+	if err != nil {
+		return nil, err
+	}
+	return callToolResult(RenderToolError(ServerBusy(tool, active, queued)), true), nil
+}
+
+func callEscape(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("escape", input, "text", "context")
+	if err != nil {
+		return nil, err
+	}
+	text, err := r.requiredString(r.obj, "", "text")
+	if err != nil {
+		return nil, err
+	}
+	context, err := r.requiredString(r.obj, "", "context")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.oneOf("context", context, "content", "attribute"); err != nil {
+		return nil, err
+	}
+	out := EscapeContent(text)
+	if context == "attribute" {
+		out = EscapeAttribute(text)
+	}
+	w := jsonWriter{}
+	w.raw(`{"text":`)
+	w.str(out)
+	w.byte('}')
+	return w.b, nil
+}
+
+func callFormatValidation(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("format_validation", input, "action", "issues", "args", "dialect", "contract")
+	if err != nil {
+		return nil, err
+	}
+	action, err := r.requiredString(r.obj, "", "action")
+	if err != nil {
+		return nil, err
+	}
+	issuesValue := r.obj.Get("issues")
+	if issuesValue == nil {
+		return nil, r.fail(`"issues" is required`)
+	}
+	if issuesValue.Kind != KindArray {
+		return nil, r.wrongType("issues", "an array", issuesValue)
+	}
+	dialect, err := r.optionalString(r.obj, "", "dialect")
+	if err != nil {
+		return nil, err
+	}
+	if dialect != nil {
+		if err := r.oneOf("dialect", *dialect, "zod"); err != nil {
+			return nil, err
+		}
+	}
+	issues := make([]Issue, 0, len(issuesValue.Arr))
+	for i, item := range issuesValue.Arr {
+		if item.Kind != KindObject {
+			return nil, r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
+		}
+		issues = append(issues, ZodIssue(item))
+	}
+	awareness, err := r.contract(action)
+	if err != nil {
+		return nil, err
+	}
+	text := RenderValidationError(action, issues, r.obj.Get("args"), awareness)
+	return callToolResult(text, true), nil
+}
+
+// DeltaSeverities are the severities a contract delta may have, most
+// severe first.
+var DeltaSeverities = []string{"BREAKING", "RISKY", "SAFE", "COSMETIC"}
+
+// contract reads the optional "contract" member; the action defaults to
+// the validation error's.
+func (r *request) contract(action string) (*ContractAwareness, *abi.Error) {
+	c := present(r.obj, "contract")
+	if c == nil {
+		return nil, nil
+	}
+	if c.Kind != KindObject {
+		return nil, r.wrongType("contract", "an object", c)
+	}
+	if err := r.known(c, "contract.", []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities"}); err != nil {
+		return nil, err
+	}
+	a := &ContractAwareness{Action: action, MaxDeltas: DefaultMaxDeltas}
+	var err *abi.Error
+	if a.Tool, err = r.requiredString(c, "contract.", "tool"); err != nil {
+		return nil, err
+	}
+	if s, err := r.optionalString(c, "contract.", "action"); err != nil {
+		return nil, err
+	} else if s != nil {
+		a.Action = *s
+	}
+	if m := present(c, "maxDeltas"); m != nil {
+		if m.Kind != KindNumber || m.Num < 0 || m.Num != float64(int(m.Num)) {
+			return nil, r.fail(`"contract.maxDeltas" must be a non-negative integer`)
+		}
+		a.MaxDeltas = int(m.Num)
+	}
+	if inc := present(c, "includeAllSeverities"); inc != nil {
+		if inc.Kind != KindBool {
+			return nil, r.wrongType("contract.includeAllSeverities", "a boolean", inc)
+		}
+		a.IncludeAllSeverities = inc.Bool
+	}
+	deltas := c.Get("deltas")
+	if deltas == nil {
+		return nil, r.fail(`"contract.deltas" is required`)
+	}
+	if deltas.Kind != KindArray {
+		return nil, r.wrongType("contract.deltas", "an array", deltas)
+	}
+	for i, dv := range deltas.Arr {
+		prefix := "contract.deltas[" + strconv.Itoa(i) + "]."
+		if dv.Kind != KindObject {
+			return nil, r.wrongType(prefix[:len(prefix)-1], "an object", dv)
+		}
+		if err := r.known(dv, prefix, []string{"category", "field", "severity", "description", "before", "after"}); err != nil {
+			return nil, err
+		}
+		var d Delta
+		if s, err := r.optionalString(dv, prefix, "category"); err != nil {
+			return nil, err
+		} else if s != nil {
+			d.Category = *s
+		}
+		if d.Field, err = r.requiredString(dv, prefix, "field"); err != nil {
+			return nil, err
+		}
+		if d.Severity, err = r.requiredString(dv, prefix, "severity"); err != nil {
+			return nil, err
+		}
+		if err := r.oneOf(prefix+"severity", d.Severity, DeltaSeverities...); err != nil {
+			return nil, err
+		}
+		if d.Description, err = r.requiredString(dv, prefix, "description"); err != nil {
+			return nil, err
+		}
+		if d.Before, err = r.optionalString(dv, prefix, "before"); err != nil {
+			return nil, err
+		}
+		if d.After, err = r.optionalString(dv, prefix, "after"); err != nil {
+			return nil, err
+		}
+		a.Deltas = append(a.Deltas, d)
+	}
+	return a, nil
+}
+
+func callParse(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("parse", input, "text", "result")
+	if err != nil {
+		return nil, err
+	}
+	text, hasText, err := r.parseSource()
+	if err != nil {
+		return nil, err
+	}
+	var env *Envelope
+	if hasText {
+		env = Parse(text)
+	} else {
+		env = r.parseResult()
+	}
+	w := jsonWriter{b: make([]byte, 0, 256)}
+	w.raw(`{"envelope":`)
+	writeEnvelope(&w, env)
+	w.byte('}')
+	return w.b, nil
+}
+
+// parseSource reads exactly one of "text" and "result".
+func (r *request) parseSource() (string, bool, *abi.Error) {
+	text, result := r.obj.Get("text"), r.obj.Get("result")
+	switch {
+	case text != nil && result != nil:
+		return "", false, r.fail(`give either "text" or "result", not both`)
+	case text != nil:
+		if text.Kind != KindString {
+			return "", false, r.wrongType("text", "a string", text)
+		}
+		return text.Str, true, nil
+	case result == nil:
+		return "", false, r.fail(`"text" or "result" is required`)
+	case result.Kind != KindObject:
+		return "", false, r.wrongType("result", "an object", result)
+	}
+	content := result.Get("content")
+	if content == nil {
+		return "", false, r.fail(`"result.content" is required`)
+	}
+	if content.Kind != KindArray {
+		return "", false, r.wrongType("result.content", "an array", content)
+	}
+	for i, block := range content.Arr {
+		if block.Kind != KindObject {
+			return "", false, r.wrongType("result.content["+strconv.Itoa(i)+"]", "an object", block)
+		}
+	}
+	return "", false, nil
+}
+
+// parseResult reads the first text block of the result that holds an
+// envelope.
+func (r *request) parseResult() *Envelope {
+	for _, block := range r.obj.Get("result").Get("content").Arr {
+		if t, ok := str(block, "type"); !ok || t != "text" {
+			continue
+		}
+		if text, ok := str(block, "text"); ok {
+			if env := Parse(text); env != nil {
+				return env
+			}
+		}
+	}
+	return nil
+}
+
+func writeOptionalString(w *jsonWriter, s *string) {
+	if s == nil {
+		w.raw("null")
+	} else {
+		w.str(*s)
+	}
+}
+
+func writeEnvelope(w *jsonWriter, env *Envelope) {
+	if env == nil {
+		w.raw("null")
+		return
+	}
+	if t := env.ToolError; t != nil {
+		w.raw(`{"kind":"tool_error","code":`)
+		w.str(t.Code)
+		w.raw(`,"severity":`)
+		w.str(t.Severity)
+		w.raw(`,"isError":`)
+		w.boolean(t.Severity != "warning")
+		w.raw(`,"message":`)
+		w.str(t.Message)
+		w.raw(`,"recovery":`)
+		writeOptionalString(w, t.Recovery)
+		w.raw(`,"availableActions":[`)
+		for i, a := range t.Actions {
+			if i > 0 {
+				w.byte(',')
+			}
+			w.str(a)
+		}
+		w.raw(`],"details":{`)
+		for i, d := range t.Details {
+			w.key(d.Key, i == 0)
+			w.str(d.Value)
+		}
+		w.raw(`},"retryAfter":`)
+		if t.RetryAfter == nil {
+			w.raw("null")
+		} else {
+			w.num(*t.RetryAfter)
+		}
+		w.byte('}')
+		return
+	}
+	v := env.Validation
+	w.raw(`{"kind":"validation_error","action":`)
+	w.str(v.Action)
+	w.raw(`,"fields":[`)
+	for i, f := range v.Fields {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.raw(`{"name":`)
+		w.str(f.Name)
+		w.raw(`,"message":`)
+		w.str(f.Message)
+		w.byte('}')
+	}
+	w.raw(`],"recovery":`)
+	writeOptionalString(w, v.Recovery)
+	w.raw(`,"contract":`)
+	if c := v.Contract; c == nil {
+		w.raw("null")
+	} else {
+		w.raw(`{"tool":`)
+		w.str(c.Tool)
+		w.raw(`,"action":`)
+		w.str(c.Action)
+		w.raw(`,"changeCount":`)
+		w.num(float64(c.ChangeCount))
+		w.raw(`,"maxSeverity":`)
+		w.str(c.MaxSeverity)
+		w.raw(`,"changes":[`)
+		for i, ch := range c.Changes {
+			if i > 0 {
+				w.byte(',')
+			}
+			w.raw(`{"severity":`)
+			w.str(ch.Severity)
+			w.raw(`,"field":`)
+			w.str(ch.Field)
+			w.raw(`,"description":`)
+			w.str(ch.Description)
+			w.raw(`,"before":`)
+			writeOptionalString(w, ch.Before)
+			w.raw(`,"after":`)
+			writeOptionalString(w, ch.After)
+			w.byte('}')
+		}
+		w.raw("]}")
+	}
+	w.byte('}')
+}
+
+func callDescribe(input []byte) ([]byte, *abi.Error) {
+	if _, err := decodeRequest("describe", input); err != nil {
+		return nil, err
+	}
+	w := jsonWriter{}
+	w.raw(`{"abiVersion":`)
+	w.str(abi.Version)
+	w.raw(`,"version":`)
+	w.str(abi.ModuleVersion)
+	w.raw(`,"exports":[`)
+	for i, e := range abi.Exports {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.str(e.Name)
+	}
+	w.raw(`],"codes":[`)
+	for i, c := range abi.CanonicalCodes {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.str(c)
+	}
+	w.raw(`],"severities":[`)
+	for i, s := range abi.Severities {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.str(s)
+	}
+	w.raw(`],"limits":{"maxRequestBytes":`)
+	w.num(abi.MaxRequestBytes)
+	w.raw(`,"maxDepth":`)
+	w.num(abi.MaxDepth)
+	w.raw("}}")
+	return w.b, nil
+}
+
+// ErrorJSON encodes err as the ABI error object {"code","message"}.
+func ErrorJSON(err *abi.Error) []byte {
+	w := jsonWriter{}
+	w.raw(`{"code":`)
+	w.str(err.Code)
+	w.raw(`,"message":`)
+	w.str(err.Message)
+	w.byte('}')
+	return w.b
+}

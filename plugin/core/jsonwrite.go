@@ -1,0 +1,133 @@
+package core
+
+import "unicode/utf8"
+
+// jsonWriter builds a JSON document into a byte slice. Strings are written
+// as JSON.stringify writes them (only '"', '\\' and control characters are
+// escaped), numbers with FormatNumber (non-finite ones as null).
+type jsonWriter struct {
+	b []byte
+}
+
+func (w *jsonWriter) raw(s string) { w.b = append(w.b, s...) }
+
+func (w *jsonWriter) byte(c byte) { w.b = append(w.b, c) }
+
+func (w *jsonWriter) str(s string) { w.b = appendJSONString(w.b, s) }
+
+func (w *jsonWriter) num(f float64) { w.b = appendJSONNumber(w.b, f) }
+
+func (w *jsonWriter) boolean(v bool) {
+	if v {
+		w.raw("true")
+	} else {
+		w.raw("false")
+	}
+}
+
+// key writes a member key and its colon, preceded by a comma unless first.
+func (w *jsonWriter) key(k string, first bool) {
+	if !first {
+		w.byte(',')
+	}
+	w.str(k)
+	w.byte(':')
+}
+
+// value writes a decoded JSON value back, keeping member order.
+func (w *jsonWriter) value(v *Value) {
+	w.b = appendJSONValue(w.b, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendJSONNumber(b []byte, f float64) []byte {
+	if f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 {
+		return append(b, "null"...)
+	}
+	return appendNumber(b, f)
+}
+
+// appendJSONValue writes v compactly, as JSON.stringify(v) does.
+func appendJSONValue(b []byte, v *Value) []byte {
+	switch v.Kind {
+	case KindNull:
+		return append(b, "null"...)
+	case KindBool:
+		if v.Bool {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case KindNumber:
+		return appendJSONNumber(b, v.Num)
+	case KindString:
+		return appendJSONString(b, v.Str)
+	case KindArray:
+		b = append(b, '[')
+		for i, item := range v.Arr {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONValue(b, item)
+		}
+		return append(b, ']')
+	default:
+		b = append(b, '{')
+		for i, m := range v.Members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, m.Key)
+			b = append(b, ':')
+			b = appendJSONValue(b, m.Value)
+		}
+		return append(b, '}')
+	}
+}

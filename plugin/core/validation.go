@@ -1,0 +1,369 @@
+package core
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+)
+
+// Issue is one validator finding, already mapped to the contract's terms:
+// where it is (Path), what the validator said (Message) and what the model
+// should do (Suggestion, "" for none).
+type Issue struct {
+	Path       []*Value // string and number segments
+	Message    string
+	Suggestion string
+}
+
+// validationRecovery closes every <validation_error>.
+const validationRecovery = "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>"
+
+// RenderValidationError writes the <validation_error> envelope: one <field>
+// per issue with what was sent (looked up in args) and the suggestion, then
+// the contract awareness block when awareness is non-nil.
+func RenderValidationError(action string, issues []Issue, args *Value, awareness *ContractAwareness) string {
+	b := make([]byte, 0, 256)
+	b = append(b, `<validation_error action="`...)
+	b = appendAttribute(b, action)
+	b = append(b, "\">"...)
+	var line []byte
+	for _, is := range issues {
+		b = append(b, "\n<field name=\""...)
+		b = appendAttribute(b, issuePath(is.Path))
+		b = append(b, "\">"...)
+		line = append(line[:0], is.Message...)
+		line = append(line, " You sent: "...)
+		line = appendSentValue(line, lookupPath(args, is.Path))
+		line = append(line, '.')
+		if is.Suggestion != "" {
+			line = append(line, ' ')
+			line = append(line, is.Suggestion...)
+		}
+		b = appendContent(b, string(line))
+		b = append(b, "</field>"...)
+	}
+	b = append(b, '\n')
+	b = append(b, validationRecovery...)
+	if block := awareness.render(); block != "" {
+		b = append(b, "\n\n"...)
+		b = append(b, block...)
+	}
+	b = append(b, "\n</validation_error>"...)
+	return string(b)
+}
+
+// issuePath joins path segments with '.', or gives "(root)" for none.
+func issuePath(path []*Value) string {
+	if len(path) == 0 {
+		return "(root)"
+	}
+	parts := make([]string, len(path))
+	for i, seg := range path {
+		parts[i] = segmentText(seg)
+	}
+	return strings.Join(parts, ".")
+}
+
+func segmentText(seg *Value) string {
+	if seg.Kind == KindNumber {
+		return FormatNumber(seg.Num)
+	}
+	return seg.Str
+}
+
+// lookupPath resolves path inside args the way property access does in
+// JavaScript; nil means absent. The root path is always absent, as in the
+// reference.
+func lookupPath(args *Value, path []*Value) *Value {
+	if len(path) == 0 {
+		return nil
+	}
+	cur := args
+	for _, seg := range path {
+		if cur == nil {
+			return nil
+		}
+		key := segmentText(seg)
+		switch cur.Kind {
+		case KindObject:
+			cur = cur.Get(key)
+		case KindArray:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(cur.Arr) || strconv.Itoa(i) != key {
+				return nil
+			}
+			cur = cur.Arr[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// maxSentUnits bounds the "You sent" echo, in UTF-16 code units as the
+// reference counts them.
+const maxSentUnits = 50
+
+// appendSentValue writes the "You sent:" echo of v (nil means absent).
+func appendSentValue(b []byte, v *Value) []byte {
+	if v == nil {
+		return append(b, "(missing)"...)
+	}
+	switch v.Kind {
+	case KindNull:
+		return append(b, "null"...)
+	case KindBool:
+		if v.Bool {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case KindNumber:
+		return appendNumber(b, v.Num)
+	case KindString:
+		b = append(b, '\'')
+		if utf16Len(v.Str) > maxSentUnits {
+			b = append(b, cutUTF16(v.Str, maxSentUnits-3)...)
+			b = append(b, "..."...)
+		} else {
+			b = append(b, v.Str...)
+		}
+		return append(b, '\'')
+	case KindArray:
+		b = append(b, "array("...)
+		b = strconv.AppendInt(b, int64(len(v.Arr)), 10)
+		return append(b, ')')
+	default:
+		return append(b, cutUTF16(string(appendJSONValue(nil, v)), maxSentUnits)...)
+	}
+}
+
+// utf16Len counts s in UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// cutUTF16 returns the longest prefix of s of at most units UTF-16 code
+// units that does not split a surrogate pair (a deliberate fix: the
+// reference can cut one in half).
+func cutUTF16(s string, units int) string {
+	n := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if n+w > units {
+			return s[:i]
+		}
+		n += w
+	}
+	return s
+}
+
+// ZodIssue maps one Zod v3 issue, read leniently, to an Issue.
+func ZodIssue(v *Value) Issue {
+	is := Issue{Path: pathOf(v.Get("path"))}
+	if m := v.Get("message"); m != nil && m.Kind == KindString {
+		is.Message = m.Str
+	}
+	is.Suggestion = zodSuggestion(v)
+	return is
+}
+
+// pathOf keeps the string and number segments of a path array.
+func pathOf(p *Value) []*Value {
+	if p == nil || p.Kind != KindArray {
+		return nil
+	}
+	out := make([]*Value, 0, len(p.Arr))
+	for _, seg := range p.Arr {
+		if seg.Kind == KindString || seg.Kind == KindNumber {
+			out = append(out, seg)
+		}
+	}
+	return out
+}
+
+func str(v *Value, key string) (string, bool) {
+	if f := v.Get(key); f != nil && f.Kind == KindString {
+		return f.Str, true
+	}
+	return "", false
+}
+
+// boundText renders a Zod bound: a number as NUM, a bigint carried as a
+// string of digits as it is.
+func boundText(v *Value) (string, bool) {
+	switch {
+	case v == nil:
+		return "", false
+	case v.Kind == KindNumber:
+		return FormatNumber(v.Num), true
+	case v.Kind == KindString && v.Str != "":
+		return v.Str, true
+	}
+	return "", false
+}
+
+func plural(word string, bound *Value) string {
+	if bound.Kind == KindNumber && bound.Num == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func truthy(v *Value) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Kind {
+	case KindBool:
+		return v.Bool
+	case KindNumber:
+		return v.Num != 0 && !math.IsNaN(v.Num)
+	case KindString:
+		return v.Str != ""
+	case KindNull:
+		return false
+	}
+	return true
+}
+
+var stringValidationSuggestions = map[string]string{
+	"email":    "Expected: a valid email address (e.g. user@example.com).",
+	"url":      "Expected: a valid URL (e.g. https://example.com).",
+	"uuid":     "Expected: a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000).",
+	"cuid":     "Expected: a valid CUID.",
+	"datetime": "Expected: an ISO 8601 datetime (e.g. 2024-01-15T10:30:00Z).",
+	"ip":       "Expected: a valid IP address.",
+	"emoji":    "Expected: a valid emoji character.",
+	"regex":    "Value does not match the required pattern.",
+}
+
+func zodSuggestion(v *Value) string {
+	code, _ := str(v, "code")
+	switch code {
+	case "invalid_type":
+		if e, ok := str(v, "expected"); ok {
+			return "Expected type: " + e + "."
+		}
+	case "invalid_string":
+		if val, ok := str(v, "validation"); ok {
+			return stringValidationSuggestions[val]
+		}
+	case "too_small":
+		return boundSuggestion(v, "minimum", true)
+	case "too_big":
+		return boundSuggestion(v, "maximum", false)
+	case "invalid_enum_value":
+		if opts := v.Get("options"); opts != nil && opts.Kind == KindArray {
+			return "Valid options: " + quotedList(opts.Arr) + "."
+		}
+	case "invalid_literal":
+		if e := v.Get("expected"); e != nil {
+			return "Expected exactly: " + string(appendJSONValue(nil, e)) + "."
+		}
+	case "invalid_union":
+		return "Value didn't match any of the expected formats."
+	case "unrecognized_keys":
+		if keys := v.Get("keys"); keys != nil && keys.Kind == KindArray {
+			return "Remove or correct unrecognized fields: " + quotedList(keys.Arr) + ". Check for typos."
+		}
+	case "invalid_date":
+		return "Expected a valid date string (ISO 8601)."
+	}
+	return ""
+}
+
+// quotedList renders values as 'a', 'b' (strings as they are, numbers as NUM).
+func quotedList(items []*Value) string {
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		switch it.Kind {
+		case KindString:
+			parts = append(parts, "'"+it.Str+"'")
+		case KindNumber:
+			parts = append(parts, "'"+FormatNumber(it.Num)+"'")
+		case KindBool, KindNull:
+			parts = append(parts, "'"+string(appendJSONValue(nil, it))+"'")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// boundSuggestion covers too_small (min) and too_big (!min) by issue type.
+func boundSuggestion(v *Value, boundKey string, min bool) string {
+	bound := v.Get(boundKey)
+	n, ok := boundText(bound)
+	if !ok {
+		return ""
+	}
+	typ, _ := str(v, "type")
+	op := "<"
+	if min {
+		op = ">"
+	}
+	if truthy(v.Get("inclusive")) {
+		op += "="
+	}
+	switch typ {
+	case "string":
+		if min {
+			return "Minimum length: " + n + " " + plural("character", bound) + "."
+		}
+		return "Maximum length: " + n + " " + plural("character", bound) + "."
+	case "array":
+		if min {
+			return "Minimum " + n + " " + plural("item", bound) + "."
+		}
+		return "Maximum " + n + " " + plural("item", bound) + "."
+	case "date":
+		if min {
+			if bound.Kind != KindNumber {
+				return ""
+			}
+			iso, ok := isoString(bound.Num)
+			if !ok {
+				return ""
+			}
+			return "Must be after " + iso + "."
+		}
+	}
+	return "Must be " + op + " " + n + "."
+}
+
+// isoString is JavaScript's Date.prototype.toISOString for epoch
+// milliseconds; ok is false where JavaScript throws a RangeError.
+func isoString(ms float64) (string, bool) {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) || math.Abs(ms) > 8.64e15 {
+		return "", false
+	}
+	ms = math.Trunc(ms)
+	t := time.UnixMilli(int64(ms)).UTC()
+	year := t.Year()
+	var y string
+	switch {
+	case year >= 0 && year <= 9999:
+		y = pad(year, 4)
+	case year < 0:
+		y = "-" + pad(-year, 6)
+	default:
+		y = "+" + pad(year, 6)
+	}
+	return y + t.Format("-01-02T15:04:05.000Z"), true
+}
+
+func pad(n, width int) string {
+	s := strconv.Itoa(n)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+

@@ -1,0 +1,142 @@
+//go:build wasip1
+
+// Command wasm is the export glue of toolerr.wasm: it moves JSON between a
+// host and plugin/core, and nothing else.
+//
+// Two paths reach the same core.Call:
+//   - one Extism export per ABI export (tool_error, parse, ...), through
+//     go-pdk, for every Extism host;
+//   - toolerr_buffer and toolerr_call, a raw pointer/length path for hosts
+//     that drive the module directly (the Go host's wazero engine), which
+//     needs no Extism kernel and copies each request and response once.
+//
+// Every export recovers a panic into an INTERNAL error, so nothing traps on
+// input, however hostile.
+package main
+
+import (
+	"unsafe"
+
+	"github.com/extism/go-pdk"
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/core"
+)
+
+func main() {}
+
+//go:wasmimport extism:host/env input_length
+func extismInputLength() uint64
+
+// runExtism serves one Extism export: 0 with the output set, or 1 with the
+// error set to the ABI error object.
+func runExtism(export string) (rc int32) {
+	defer func() {
+		if p := recover(); p != nil {
+			pdk.SetErrorString(string(core.ErrorJSON(abi.Errorf(abi.CodeInternal, "%s: internal failure", export))))
+			rc = 1
+		}
+	}()
+	if n := extismInputLength(); n > abi.MaxRequestBytes {
+		pdk.SetErrorString(string(core.ErrorJSON(abi.Errorf(abi.CodeRequestTooLarge,
+			"%s: request is %d bytes, over the limit of %d", export, n, abi.MaxRequestBytes))))
+		return 1
+	}
+	out, err := core.Call(export, pdk.Input())
+	if err != nil {
+		pdk.SetErrorString(string(core.ErrorJSON(err)))
+		return 1
+	}
+	pdk.Output(out)
+	return 0
+}
+
+//go:wasmexport tool_error
+func toolError() int32 { return runExtism("tool_error") }
+
+//go:wasmexport simple_error
+func simpleError() int32 { return runExtism("simple_error") }
+
+//go:wasmexport required_field
+func requiredField() int32 { return runExtism("required_field") }
+
+//go:wasmexport internal_error
+func internalError() int32 { return runExtism("internal_error") }
+
+//go:wasmexport rate_limited
+func rateLimited() int32 { return runExtism("rate_limited") }
+
+//go:wasmexport server_busy
+func serverBusy() int32 { return runExtism("server_busy") }
+
+//go:wasmexport escape
+func escape() int32 { return runExtism("escape") }
+
+//go:wasmexport format_validation
+func formatValidation() int32 { return runExtism("format_validation") }
+
+//go:wasmexport parse
+func parse() int32 { return runExtism("parse") }
+
+//go:wasmexport describe
+func describe() int32 { return runExtism("describe") }
+
+// The raw path keeps one request buffer and the last response alive in
+// globals, so their addresses stay valid between the host's calls.
+var (
+	rawIn  []byte
+	rawOut []byte
+)
+
+// rawErrorFlag marks an error response in the length half of toolerr_call's
+// result.
+const rawErrorFlag = 1 << 31
+
+// toolerrBuffer returns the address of a buffer of at least size bytes for
+// the next toolerr_call, or 0 when size is over the request limit.
+//
+//go:wasmexport toolerr_buffer
+func toolerrBuffer(size uint32) uint32 {
+	if size > abi.MaxRequestBytes+256 {
+		return 0
+	}
+	if uint32(cap(rawIn)) < size || size == 0 && cap(rawIn) == 0 {
+		rawIn = make([]byte, max(size, 4096))
+	}
+	return uint32(uintptr(unsafe.Pointer(&rawIn[:1][0])))
+}
+
+// toolerrCall runs the export whose name fills the first nameLen bytes of
+// the buffer on the JSON request in the next inputLen bytes. It returns the
+// response address in the high 32 bits and its length in the low 31; bit 31
+// set means the response is an ABI error object.
+//
+//go:wasmexport toolerr_call
+func toolerrCall(nameLen, inputLen uint32) (result uint64) {
+	defer func() {
+		if p := recover(); p != nil {
+			result = rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInternal, "internal failure")), true)
+		}
+	}()
+	if uint64(nameLen)+uint64(inputLen) > uint64(len(rawIn)) {
+		return rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInvalidRequest, "toolerr_call: lengths exceed the buffer")), true)
+	}
+	name := string(rawIn[:nameLen])
+	out, err := core.Call(name, rawIn[nameLen:nameLen+inputLen])
+	if err != nil {
+		return rawResult(core.ErrorJSON(err), true)
+	}
+	return rawResult(out, false)
+}
+
+func rawResult(out []byte, isErr bool) uint64 {
+	rawOut = out
+	var ptr uint32
+	if len(out) > 0 {
+		ptr = uint32(uintptr(unsafe.Pointer(&out[0])))
+	}
+	n := uint64(len(out))
+	if isErr {
+		n |= rawErrorFlag
+	}
+	return uint64(ptr)<<32 | n
+}
