@@ -13,14 +13,14 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 0
+	Minor = 1
 )
 
 // Version is Major.Minor as describe reports it.
 var Version = fmt.Sprintf("%d.%d", Major, Minor)
 
 // ModuleVersion is the release of the contract logic inside the module.
-const ModuleVersion = "0.1.0"
+const ModuleVersion = "0.2.0"
 
 // Export names one function of the module, with the ABI version that added it.
 type Export struct {
@@ -41,6 +41,7 @@ var Exports = []Export{
 	{"format_validation", "1.0"},
 	{"parse", "1.0"},
 	{"describe", "1.0"},
+	{"validate", "1.1"},
 }
 
 // ExportNames returns the names of Exports in order.
@@ -68,6 +69,11 @@ const (
 	CodeInvalidRequest  = "INVALID_REQUEST"
 	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
 	CodeInternal        = "INTERNAL"
+
+	// Codes a host adds for failures outside the module's control.
+	CodeTimeout   = "TIMEOUT"   // the call's deadline passed
+	CodeCancelled = "CANCELLED" // the call's context was cancelled
+	CodeTrap      = "TRAP"      // the module trapped or could not start
 )
 
 // Limits enforced on every request, identically by the module and the native
@@ -98,9 +104,15 @@ var CanonicalCodes = []string{
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Cause is the underlying failure of a host-side error (TIMEOUT,
+	// CANCELLED, TRAP); nil for errors the module reported.
+	Cause error `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause of a host-side error.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {

@@ -40,6 +40,7 @@ var exports = map[string]func([]byte) ([]byte, *abi.Error){
 	"server_busy":       callServerBusy,
 	"escape":            callEscape,
 	"format_validation": callFormatValidation,
+	"validate":          callValidate,
 	"parse":             callParse,
 	"describe":          callDescribe,
 }
@@ -260,8 +261,11 @@ func callEscape(input []byte) ([]byte, *abi.Error) {
 	return w.b, nil
 }
 
+// Dialects are the validator output shapes format_validation reads.
+var Dialects = []string{"zod", "pydantic", "jsonschema"}
+
 func callFormatValidation(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("format_validation", input, "action", "issues", "args", "dialect", "contract")
+	r, err := decodeRequest("format_validation", input, "action", "issues", "args", "dialect", "contract", "schema")
 	if err != nil {
 		return nil, err
 	}
@@ -269,35 +273,52 @@ func callFormatValidation(input []byte) ([]byte, *abi.Error) {
 	if err != nil {
 		return nil, err
 	}
+	dialect := "zod"
+	if d, err := r.optionalString(r.obj, "", "dialect"); err != nil {
+		return nil, err
+	} else if d != nil {
+		if err := r.oneOf("dialect", *d, Dialects...); err != nil {
+			return nil, err
+		}
+		dialect = *d
+	}
 	issuesValue := r.obj.Get("issues")
 	if issuesValue == nil {
 		return nil, r.fail(`"issues" is required`)
 	}
+	if dialect == "jsonschema" && issuesValue.Kind == KindObject && issuesValue.Get("errors") != nil {
+		issuesValue = issuesValue.Get("errors") // a whole basic-output object
+	}
 	if issuesValue.Kind != KindArray {
 		return nil, r.wrongType("issues", "an array", issuesValue)
 	}
-	dialect, err := r.optionalString(r.obj, "", "dialect")
-	if err != nil {
-		return nil, err
-	}
-	if dialect != nil {
-		if err := r.oneOf("dialect", *dialect, "zod"); err != nil {
-			return nil, err
-		}
-	}
-	issues := make([]Issue, 0, len(issuesValue.Arr))
 	for i, item := range issuesValue.Arr {
 		if item.Kind != KindObject {
 			return nil, r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
 		}
-		issues = append(issues, ZodIssue(item))
+	}
+	schema := present(r.obj, "schema")
+	if schema != nil && dialect != "jsonschema" {
+		return nil, r.fail(`"schema" is only read with dialect "jsonschema"`)
+	}
+	args := r.obj.Get("args")
+	var issues []Issue
+	switch dialect {
+	case "pydantic":
+		issues = pydanticIssues(issuesValue.Arr, args)
+	case "jsonschema":
+		issues = jsonSchemaIssues(issuesValue.Arr, schema, args)
+	default:
+		issues = make([]Issue, 0, len(issuesValue.Arr))
+		for _, item := range issuesValue.Arr {
+			issues = append(issues, ZodIssue(item))
+		}
 	}
 	awareness, err := r.contract(action)
 	if err != nil {
 		return nil, err
 	}
-	text := RenderValidationError(action, issues, r.obj.Get("args"), awareness)
-	return callToolResult(text, true), nil
+	return callToolResult(RenderValidationError(action, issues, args, awareness), true), nil
 }
 
 // DeltaSeverities are the severities a contract delta may have, most
@@ -576,6 +597,13 @@ func callDescribe(input []byte) ([]byte, *abi.Error) {
 			w.byte(',')
 		}
 		w.str(s)
+	}
+	w.raw(`],"dialects":[`)
+	for i, d := range Dialects {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.str(d)
 	}
 	w.raw(`],"limits":{"maxRequestBytes":`)
 	w.num(abi.MaxRequestBytes)

@@ -164,7 +164,10 @@ func (d *decoder) object(depth int) (*Value, error) {
 	var index map[string]int // built only for larger objects
 	for {
 		d.skipSpace()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		if d.pos >= len(d.data) {
+			return nil, d.fail("unexpected end of input in an object")
+		}
+		if d.data[d.pos] != '"' {
 			return nil, d.fail("expected a string key")
 		}
 		key, err := d.str()

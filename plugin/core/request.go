@@ -25,7 +25,7 @@ func decodeRequest(export string, input []byte, fields ...string) (*request, *ab
 	if err != nil {
 		var de *depthError
 		if errors.As(err, &de) {
-			return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request nests %s", export, de.Error())
+			return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request has %s", export, de.Error())
 		}
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request is not valid JSON: %s", export, err.Error())
 	}
@@ -48,6 +48,9 @@ func (r *request) known(obj *Value, prefix string, fields []string) *abi.Error {
 				found = true
 				break
 			}
+		}
+		if !found && len(fields) == 0 {
+			return r.fail("unknown field %s (it takes no fields)", strconv.Quote(prefix+m.Key))
 		}
 		if !found {
 			return r.fail("unknown field %s (known: %s)", strconv.Quote(prefix+m.Key), strings.Join(fields, ", "))

@@ -15,6 +15,11 @@ type Issue struct {
 	Path       []*Value // string and number segments
 	Message    string
 	Suggestion string
+	// HasSent marks an issue that carries the sent value itself (Pydantic's
+	// input); Sent is then echoed, nil meaning absent. Otherwise the value
+	// is looked up in args at Path.
+	HasSent bool
+	Sent    *Value
 }
 
 // validationRecovery closes every <validation_error>.
@@ -35,7 +40,11 @@ func RenderValidationError(action string, issues []Issue, args *Value, awareness
 		b = append(b, "\">"...)
 		line = append(line[:0], is.Message...)
 		line = append(line, " You sent: "...)
-		line = appendSentValue(line, lookupPath(args, is.Path))
+		sent := is.Sent
+		if !is.HasSent {
+			sent = lookupPath(args, is.Path)
+		}
+		line = appendSentValue(line, sent)
 		line = append(line, '.')
 		if is.Suggestion != "" {
 			line = append(line, ' ')
@@ -47,7 +56,7 @@ func RenderValidationError(action string, issues []Issue, args *Value, awareness
 	b = append(b, '\n')
 	b = append(b, validationRecovery...)
 	if block := awareness.render(); block != "" {
-		b = append(b, "\n\n"...)
+		b = append(b, "\n\n\n"...) // two empty lines, as the reference inserts it
 		b = append(b, block...)
 	}
 	b = append(b, "\n</validation_error>"...)
@@ -257,6 +266,8 @@ func zodSuggestion(v *Value) string {
 		if val, ok := str(v, "validation"); ok {
 			return stringValidationSuggestions[val]
 		}
+	case "invalid_format": // Zod v4's invalid_string
+		return zodFormatSuggestion(v)
 	case "too_small":
 		return boundSuggestion(v, "minimum", true)
 	case "too_big":
@@ -264,6 +275,23 @@ func zodSuggestion(v *Value) string {
 	case "invalid_enum_value":
 		if opts := v.Get("options"); opts != nil && opts.Kind == KindArray {
 			return "Valid options: " + quotedList(opts.Arr) + "."
+		}
+	case "invalid_value": // Zod v4's invalid_enum_value and invalid_literal
+		if values := v.Get("values"); values != nil && values.Kind == KindArray {
+			if len(values.Arr) == 1 {
+				return suggestExactly(values.Arr[0])
+			}
+			return suggestOptions(values.Arr)
+		}
+	case "not_multiple_of":
+		// Zod v3 (multipleOf) gets none, as in the reference; v4 names
+		// the divisor.
+		if n, ok := boundText(v.Get("divisor")); ok {
+			return suggestMultipleOf(n)
+		}
+	case "invalid_key", "invalid_element": // Zod v4: the inner issues say why
+		if inner := v.Get("issues"); inner != nil && inner.Kind == KindArray && len(inner.Arr) > 0 && inner.Arr[0].Kind == KindObject {
+			return zodSuggestion(inner.Arr[0])
 		}
 	case "invalid_literal":
 		if e := v.Get("expected"); e != nil {
@@ -304,13 +332,9 @@ func boundSuggestion(v *Value, boundKey string, min bool) string {
 	if !ok {
 		return ""
 	}
-	typ, _ := str(v, "type")
-	op := "<"
-	if min {
-		op = ">"
-	}
-	if truthy(v.Get("inclusive")) {
-		op += "="
+	typ, ok := str(v, "type")
+	if !ok {
+		typ, _ = str(v, "origin") // Zod v4 names the type origin
 	}
 	switch typ {
 	case "string":
@@ -334,6 +358,15 @@ func boundSuggestion(v *Value, boundKey string, min bool) string {
 			}
 			return "Must be after " + iso + "."
 		}
+	}
+	// number, bigint and every other type (set, file, a too_big date) read
+	// the bound with its inclusiveness, as the reference does.
+	op := "<"
+	if min {
+		op = ">"
+	}
+	if truthy(v.Get("inclusive")) {
+		op += "="
 	}
 	return "Must be " + op + " " + n + "."
 }
@@ -367,3 +400,27 @@ func pad(n, width int) string {
 	return s
 }
 
+// zodFormatSuggestion covers Zod v4's invalid_format, whose formats extend
+// v3's string validations.
+func zodFormatSuggestion(v *Value) string {
+	format, _ := str(v, "format")
+	switch format {
+	case "starts_with":
+		if p, ok := str(v, "prefix"); ok {
+			return "Must start with '" + p + "'."
+		}
+	case "ends_with":
+		if p, ok := str(v, "suffix"); ok {
+			return "Must end with '" + p + "'."
+		}
+	case "includes":
+		if p, ok := str(v, "includes"); ok {
+			return "Must include '" + p + "'."
+		}
+	case "lowercase":
+		return "Expected: lowercase text."
+	case "uppercase":
+		return "Expected: uppercase text."
+	}
+	return suggestFormat(format)
+}

@@ -1,0 +1,180 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// ToolError renders a <tool_error> envelope. Warnings come back with
+// IsError false: they ride the success path.
+func (h *Host) ToolError(ctx context.Context, req abi.ToolErrorRequest) (*abi.CallToolResult, error) {
+	return h.result(ctx, "tool_error", req)
+}
+
+// SimpleError renders the reference's error(): a message and, when code is
+// not nil, a code attribute.
+func (h *Host) SimpleError(ctx context.Context, message string, code *string) (*abi.CallToolResult, error) {
+	return h.result(ctx, "simple_error", abi.SimpleErrorRequest{Message: message, Code: code})
+}
+
+// RequiredField renders the MISSING_REQUIRED_FIELD envelope for field.
+func (h *Host) RequiredField(ctx context.Context, field string) (*abi.CallToolResult, error) {
+	return h.result(ctx, "required_field", abi.RequiredFieldRequest{Field: field})
+}
+
+// InternalError renders the envelope for an unmarked failure in a handler;
+// its recovery tells the model not to blindly retry.
+func (h *Host) InternalError(ctx context.Context, req abi.InternalErrorRequest) (*abi.CallToolResult, error) {
+	return h.result(ctx, "internal_error", req)
+}
+
+// RateLimited renders the RATE_LIMITED envelope of a rate limiter.
+func (h *Host) RateLimited(ctx context.Context, req abi.RateLimitedRequest) (*abi.CallToolResult, error) {
+	return h.result(ctx, "rate_limited", req)
+}
+
+// ServerBusy renders the SERVER_BUSY envelope of a concurrency guard.
+func (h *Host) ServerBusy(ctx context.Context, req abi.ServerBusyRequest) (*abi.CallToolResult, error) {
+	return h.result(ctx, "server_busy", req)
+}
+
+// FormatValidation renders a <validation_error> from validator issues
+// (Zod issue objects by default), echoing what was sent from req.Args.
+func (h *Host) FormatValidation(ctx context.Context, req abi.FormatValidationRequest) (*abi.CallToolResult, error) {
+	return h.result(ctx, "format_validation", req)
+}
+
+// Validate checks args against a JSON Schema inside the module. A nil
+// result means the arguments are valid; otherwise it is the
+// <validation_error> to return, with action as its action. Absent args
+// (nil or empty) are checked as {}.
+func (h *Host) Validate(ctx context.Context, action string, schema, args json.RawMessage) (*abi.CallToolResult, error) {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	var resp abi.ValidateResponse
+	if err := h.callJSON(ctx, "validate", abi.ValidateRequest{Action: action, Schema: schema, Args: args}, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Valid {
+		return nil, nil
+	}
+	return resp.Result, nil
+}
+
+// Escape escapes text for an XML element body ("content") or a
+// double-quoted attribute ("attribute").
+func (h *Host) Escape(ctx context.Context, text, context string) (string, error) {
+	var resp abi.EscapeResponse
+	if err := h.callJSON(ctx, "escape", abi.EscapeRequest{Text: text, Context: context}, &resp); err != nil {
+		return "", err
+	}
+	return resp.Text, nil
+}
+
+// Parse reads the first envelope in text; nil when there is none.
+func (h *Host) Parse(ctx context.Context, text string) (*abi.Envelope, error) {
+	var resp abi.ParseResponse
+	if err := h.callJSON(ctx, "parse", abi.ParseRequest{Text: &text}, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Envelope, nil
+}
+
+// ParseResult reads the first envelope in the text blocks of result; nil
+// when there is none.
+func (h *Host) ParseResult(ctx context.Context, result *abi.CallToolResult) (*abi.Envelope, error) {
+	if result.Content == nil {
+		result = &abi.CallToolResult{Content: []abi.Content{}, IsError: result.IsError}
+	}
+	var resp abi.ParseResponse
+	if err := h.callJSON(ctx, "parse", abi.ParseRequest{Result: result}, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Envelope, nil
+}
+
+func (h *Host) result(ctx context.Context, export string, req any) (*abi.CallToolResult, error) {
+	var r abi.CallToolResult
+	if err := h.callJSON(ctx, export, req, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ErrorBuilder is a tool error under construction, and an error in its own
+// right: a handler can return it (or panic with it) and Wrap renders it
+// intact.
+//
+//	return nil, host.NewError("NOT_FOUND", "No invoice with that ID").
+//		Suggest("List invoices first, then retry with a real ID").
+//		Actions("billing.list_invoices")
+type ErrorBuilder struct {
+	req abi.ToolErrorRequest
+}
+
+// NewError starts a tool error with its code and message.
+func NewError(code, message string) *ErrorBuilder {
+	return &ErrorBuilder{req: abi.ToolErrorRequest{Code: code, Message: message}}
+}
+
+// Suggest sets the recovery the model should follow.
+func (b *ErrorBuilder) Suggest(suggestion string) *ErrorBuilder {
+	b.req.Suggestion = suggestion
+	return b
+}
+
+// Actions appends tools the model may call next.
+func (b *ErrorBuilder) Actions(actions ...string) *ErrorBuilder {
+	b.req.AvailableActions = append(b.req.AvailableActions, actions...)
+	return b
+}
+
+// Severity sets "error", "critical" or "warning".
+func (b *ErrorBuilder) Severity(severity string) *ErrorBuilder {
+	b.req.Severity = severity
+	return b
+}
+
+// Details appends key/value details, in order: key, value, key, value...
+// Values are strings, numbers or booleans. An odd count or a non-string key
+// is reported when the error is rendered.
+func (b *ErrorBuilder) Details(keyValues ...any) *ErrorBuilder {
+	for i := 0; i < len(keyValues); i += 2 {
+		key, ok := keyValues[i].(string)
+		if !ok || i+1 >= len(keyValues) {
+			b.req.Details = append(b.req.Details, abi.Detail{Key: fmt.Sprint(keyValues[i]), Value: badDetail{}})
+			continue
+		}
+		b.req.Details = append(b.req.Details, abi.Detail{Key: key, Value: keyValues[i+1]})
+	}
+	return b
+}
+
+// badDetail marks a malformed Details call; marshalling it fails with a
+// message naming the key.
+type badDetail struct{}
+
+// RetryAfter sets the seconds to wait before retrying.
+func (b *ErrorBuilder) RetryAfter(seconds float64) *ErrorBuilder {
+	b.req.RetryAfter = seconds
+	return b
+}
+
+// Request returns the tool_error request built so far.
+func (b *ErrorBuilder) Request() abi.ToolErrorRequest { return b.req }
+
+// Error describes the tool error for logs.
+func (b *ErrorBuilder) Error() string { return b.req.Code + ": " + b.req.Message }
+
+// Render renders the envelope through h.
+func (b *ErrorBuilder) Render(ctx context.Context, h *Host) (*abi.CallToolResult, error) {
+	return h.ToolError(ctx, b.req)
+}
+
+// MarshalJSON writes the builder as its tool_error request.
+func (b *ErrorBuilder) MarshalJSON() ([]byte, error) { return json.Marshal(b.req) }

@@ -1,0 +1,181 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/host"
+)
+
+func native(t *testing.T) *host.Host {
+	t.Helper()
+	return engines(t)[host.Native]
+}
+
+func TestErrorBuilder_RendersEveryPart(t *testing.T) {
+	h := engines(t)[host.Wazero]
+	r, err := host.NewError("NOT_FOUND", "No invoice with that ID").
+		Suggest("List invoices first, then retry with a real ID").
+		Actions("billing.list_invoices").
+		Details("requestedId", "inv_999", "attempt", 2, "cached", false).
+		RetryAfter(1.5).
+		Render(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n" +
+		"<message>No invoice with that ID</message>\n" +
+		"<recovery>List invoices first, then retry with a real ID</recovery>\n" +
+		"<available_actions>\n  <action>billing.list_invoices</action>\n</available_actions>\n" +
+		"<details>\n  <detail key=\"requestedId\">inv_999</detail>\n  <detail key=\"attempt\">2</detail>\n  <detail key=\"cached\">false</detail>\n</details>\n" +
+		"<retry_after>1.5 seconds</retry_after>\n</tool_error>"
+	if !r.IsError || r.Text() != want {
+		t.Errorf("got isError=%v\n%s\nwant\n%s", r.IsError, r.Text(), want)
+	}
+}
+
+func TestErrorBuilder_WarningIsNotAnError(t *testing.T) {
+	r, err := host.NewError("DEPRECATED", "page_size is deprecated; use limit").Severity("warning").Render(context.Background(), native(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IsError {
+		t.Error("a warning came back with isError true")
+	}
+}
+
+func TestErrorBuilder_BadPartsAreTypedErrors(t *testing.T) {
+	cases := []struct {
+		name     string
+		b        *host.ErrorBuilder
+		contains string
+	}{
+		{"severity", host.NewError("X", "m").Severity("fatal"), `"severity" must be one of`},
+		{"odd details", host.NewError("X", "m").Details("k"), `details "k"`},
+		{"object detail", host.NewError("X", "m").Details("k", map[string]int{}), `details "k"`},
+		{"empty code", host.NewError("", "m"), `"code" must not be empty`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.b.Render(context.Background(), native(t))
+			var abiErr *abi.Error
+			if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeInvalidRequest || !strings.Contains(abiErr.Message, tc.contains) {
+				t.Fatalf("got %v, want INVALID_REQUEST containing %q", err, tc.contains)
+			}
+		})
+	}
+}
+
+func TestWrap_Scenario(t *testing.T) {
+	h := engines(t)[host.Wazero]
+	forbidden := host.NewError("FORBIDDEN", "Voiding invoices requires the billing-admin role").Severity("critical")
+	cases := []struct {
+		name     string
+		handler  mcp.ToolHandler
+		code     string
+		severity string
+		message  string
+	}{
+		{"returned builder passes intact", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, forbidden
+		}, "FORBIDDEN", "critical", "Voiding invoices requires the billing-admin role"},
+		{"panicked builder passes intact", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			panic(forbidden)
+		}, "FORBIDDEN", "critical", "Voiding invoices requires the billing-admin role"},
+		{"wrapped builder passes intact", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.Join(errors.New("context"), forbidden)
+		}, "FORBIDDEN", "critical", "Voiding invoices requires the billing-admin role"},
+		{"plain error becomes internal_error", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("exporter backend unavailable")
+		}, "INTERNAL_ERROR", "error", "[billing.export_invoices] exporter backend unavailable"},
+		{"panic becomes internal_error", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var m map[string]int
+			m["x"] = 1
+			return nil, nil
+		}, "INTERNAL_ERROR", "error", "[billing.export_invoices] assignment to entry in nil map"},
+		{"unrenderable builder becomes internal_error", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, host.NewError("X", "m").Severity("fatal")
+		}, "INTERNAL_ERROR", "error", "[billing.export_invoices] tool error X could not be rendered"},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := h.Wrap("billing.export_invoices", tc.handler)(ctx, &mcp.CallToolRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := host.FromMCP(res).Text()
+			if strings.Contains(text, "goroutine") || strings.Contains(text, ".go:") {
+				t.Errorf("a stack trace reached the model:\n%s", text)
+			}
+			var ce *host.ClientError
+			if !errors.As(h.CheckResult(ctx, res), &ce) {
+				t.Fatalf("CheckResult did not give a ClientError for\n%s", text)
+			}
+			if ce.Code != tc.code || ce.Severity != tc.severity || !strings.HasPrefix(ce.Message, tc.message) {
+				t.Errorf("got %s/%s %q, want %s/%s %q", ce.Code, ce.Severity, ce.Message, tc.code, tc.severity, tc.message)
+			}
+			if tc.code == "INTERNAL_ERROR" && (ce.Recovery == nil || !strings.Contains(*ce.Recovery, "Do not blindly retry")) {
+				t.Errorf("internal error recovery = %v", ce.Recovery)
+			}
+		})
+	}
+}
+
+func TestCheckResult_Scenario(t *testing.T) {
+	h := native(t)
+	ctx := context.Background()
+	text := func(s string, isError bool) *mcp.CallToolResult {
+		return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	if err := h.CheckResult(ctx, text(`{"ok":true}`, false)); err != nil {
+		t.Errorf("success: %v", err)
+	}
+	if err := h.CheckResult(ctx, text(`<tool_error code="DEPRECATED" severity="warning"><message>m</message></tool_error>`, false)); err != nil {
+		t.Errorf("warning: %v", err)
+	}
+	var ce *host.ClientError
+	err := h.CheckResult(ctx, text("MCP error -32602: Input validation error", true))
+	if !errors.As(err, &ce) || ce.Code != "UNKNOWN" || ce.Message != "MCP error -32602: Input validation error" {
+		t.Errorf("no envelope: %v", err)
+	}
+	err = h.CheckResult(ctx, text("<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n<message>slow down</message>\n<details>\n  <detail key=\"k\">v</detail>\n</details>\n<retry_after>60 seconds</retry_after>\n</tool_error>", true))
+	if !errors.As(err, &ce) || ce.Code != "RATE_LIMITED" || ce.RetryAfter == nil || *ce.RetryAfter != 60 {
+		t.Fatalf("rate limited: %v", err)
+	}
+	if v, ok := ce.Details.Get("k"); !ok || v != "v" {
+		t.Errorf("details = %v", ce.Details)
+	}
+	err = h.CheckResult(ctx, text("<validation_error action=\"a\">\n<field name=\"id\">bad You sent: 1.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>", true))
+	if !errors.As(err, &ce) || ce.Code != "VALIDATION_ERROR" || len(ce.Fields) != 1 || ce.Fields[0].Name != "id" {
+		t.Errorf("validation: %v", err)
+	}
+}
+
+func TestParse_RoundTripThroughTypedAPI(t *testing.T) {
+	h := engines(t)[host.Extism]
+	ctx := context.Background()
+	req := abi.ToolErrorRequest{
+		Code: "CONFLICT", Message: "Invoice inv_002 is already paid", Suggestion: "Call billing.get_invoice first",
+		AvailableActions: []string{"billing.get_invoice", "a <b> & c"}, Severity: "critical",
+		Details: abi.Details{{Key: "z", Value: "last"}, {Key: "a", Value: "first"}}, RetryAfter: 0.25,
+	}
+	r, err := h.ToolError(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := h.ParseResult(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil || env.Code != req.Code || env.Severity != req.Severity || env.Message != req.Message ||
+		env.Recovery == nil || *env.Recovery != req.Suggestion || strings.Join(env.AvailableActions, "|") != "billing.get_invoice|a <b> & c" ||
+		len(env.Details) != 2 || env.Details[0].Key != "z" || env.Details[1].Key != "a" || env.RetryAfter == nil || *env.RetryAfter != 0.25 {
+		t.Errorf("round trip gave %+v", env)
+	}
+}

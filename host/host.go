@@ -1,0 +1,348 @@
+// Package host runs toolerr's contract for Go programs: one API over three
+// engines that give the same bytes. Wazero and Extism run the embedded
+// plugin/toolerr.wasm; Native calls the same Go core without wasm.
+//
+// # Notes
+//   - A Host is safe for concurrent use: it pools module instances, one per
+//     concurrent call, up to Options.MaxInstances.
+//   - Every call takes a context.Context; its deadline, and the host's
+//     per-call timeout, stop a call that runs too long.
+//   - An instance that traps, times out or is cancelled is discarded; the
+//     next call gets a fresh one.
+//   - New refuses bytes whose sha256 differs from the expected digest, and a
+//     module whose ABI major differs from abi.Major.
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin"
+)
+
+// Engine selects what runs the contract.
+type Engine string
+
+// The engines. Wazero is the default.
+const (
+	Wazero Engine = "wazero"
+	Extism Engine = "extism"
+	Native Engine = "native"
+)
+
+// Engines lists every engine, wasm ones first.
+var Engines = []Engine{Wazero, Extism, Native}
+
+// ParseEngine maps a name to an Engine.
+func ParseEngine(name string) (Engine, error) {
+	for _, e := range Engines {
+		if string(e) == name {
+			return e, nil
+		}
+	}
+	return "", fmt.Errorf("toolerr: unknown engine %q (want wazero, extism or native)", name)
+}
+
+// Defaults for Options' zero values.
+const (
+	DefaultMemoryLimitPages = 1024 // 64 MiB of linear memory per instance
+	DefaultCallTimeout      = 10 * time.Second
+)
+
+// Options configures a Host. The zero value runs the embedded module on
+// wazero with the defaults.
+type Options struct {
+	// Engine runs the calls; "" means Wazero.
+	Engine Engine
+	// Wasm replaces the embedded module; SHA256 must then give its digest.
+	Wasm []byte
+	// SHA256 is the expected hex digest of Wasm; "" means plugin.SHA256.
+	SHA256 string
+	// MaxInstances bounds the instances alive at once, and so the calls
+	// that run at once; further calls wait. 0 means GOMAXPROCS.
+	MaxInstances int
+	// MemoryLimitPages caps each instance's linear memory, in 64 KiB pages.
+	// 0 means DefaultMemoryLimitPages.
+	MemoryLimitPages uint32
+	// CallTimeout bounds one call; 0 means DefaultCallTimeout, negative
+	// means no bound but the context's.
+	CallTimeout time.Duration
+	// CompilationCacheDir, when set, keeps wazero's compiled code on disk so
+	// a new process skips compilation (wazero and extism engines).
+	CompilationCacheDir string
+}
+
+// instance is one module instance (or the native core): it runs one call
+// at a time.
+type instance interface {
+	call(ctx context.Context, export string, request []byte) ([]byte, error)
+	close(ctx context.Context)
+}
+
+// engine makes instances.
+type engine interface {
+	newInstance(ctx context.Context) (instance, error)
+	close(ctx context.Context) error
+}
+
+// Host runs toolerr exports. Create one with New and share it.
+type Host struct {
+	kind    Engine
+	eng     engine
+	timeout time.Duration
+	slots   chan struct{} // one token per live instance allowed
+	idle    chan instance
+
+	mu     sync.Mutex
+	closed bool
+	live   int
+}
+
+// New compiles the module (unless the engine is Native), checks its digest
+// and ABI version, and returns a ready Host.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	kind := opts.Engine
+	if kind == "" {
+		kind = Wazero
+	}
+	if _, err := ParseEngine(string(kind)); err != nil {
+		return nil, err
+	}
+	max := opts.MaxInstances
+	if max <= 0 {
+		max = runtime.GOMAXPROCS(0)
+	}
+	timeout := opts.CallTimeout
+	if timeout == 0 {
+		timeout = DefaultCallTimeout
+	}
+	pages := opts.MemoryLimitPages
+	if pages == 0 {
+		pages = DefaultMemoryLimitPages
+	}
+	h := &Host{kind: kind, timeout: timeout, slots: make(chan struct{}, max), idle: make(chan instance, max)}
+	if kind == Native {
+		h.eng = nativeEngine{}
+	} else {
+		wasm, err := checkedWasm(opts)
+		if err != nil {
+			return nil, err
+		}
+		if kind == Wazero {
+			h.eng, err = newWazeroEngine(ctx, wasm, pages, opts.CompilationCacheDir)
+		} else {
+			h.eng, err = newExtismEngine(ctx, wasm, pages, opts.CompilationCacheDir)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := h.checkABI(ctx); err != nil {
+		_ = h.Close(ctx)
+		return nil, err
+	}
+	return h, nil
+}
+
+// checkedWasm returns the module bytes once their digest matches.
+func checkedWasm(opts Options) ([]byte, error) {
+	wasm, want := plugin.Wasm, plugin.SHA256
+	if opts.Wasm != nil {
+		if opts.SHA256 == "" {
+			return nil, errors.New("toolerr: Options.SHA256 is required with Options.Wasm")
+		}
+		wasm = opts.Wasm
+	}
+	if opts.SHA256 != "" {
+		want = opts.SHA256
+	}
+	sum := sha256.Sum256(wasm)
+	if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, want) {
+		return nil, fmt.Errorf("toolerr: module sha256 is %s, want %s", got, want)
+	}
+	return wasm, nil
+}
+
+// checkABI refuses a module whose ABI major is not abi.Major.
+func (h *Host) checkABI(ctx context.Context) error {
+	d, err := h.Describe(ctx)
+	if err != nil {
+		return fmt.Errorf("toolerr: describe: %w", err)
+	}
+	major, _, _ := strings.Cut(d.ABIVersion, ".")
+	if n, err := strconv.Atoi(major); err != nil || n != abi.Major {
+		return fmt.Errorf("toolerr: module ABI %q is not supported by this host (ABI major %d)", d.ABIVersion, abi.Major)
+	}
+	return nil
+}
+
+// Engine reports which engine runs the calls.
+func (h *Host) Engine() Engine { return h.kind }
+
+// ErrClosed is returned by calls on a closed Host.
+var ErrClosed = errors.New("toolerr: host is closed")
+
+// Call runs export on a JSON request and returns the JSON response.
+// A failure is an *abi.Error: the module's INVALID_REQUEST,
+// REQUEST_TOO_LARGE or INTERNAL, or the host's TIMEOUT, CANCELLED or TRAP
+// (which wrap the cause).
+func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
+	if !abi.HasExport(export) {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %q", export)
+	}
+	if len(request) > abi.MaxRequestBytes {
+		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
+	}
+	if h.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.timeout)
+		defer cancel()
+	}
+	inst, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := inst.call(ctx, export, request)
+	var abiErr *abi.Error
+	if err != nil && (!errors.As(err, &abiErr) || abiErr.Cause != nil) {
+		// The instance trapped, timed out or was cancelled: its state is
+		// undefined, so it is dropped.
+		h.discard(ctx, inst)
+		return nil, hostFailure(ctx, export, err)
+	}
+	h.release(inst)
+	return out, err
+}
+
+// hostFailure types an engine failure by its cause.
+func hostFailure(ctx context.Context, export string, err error) error {
+	var abiErr *abi.Error
+	if errors.As(err, &abiErr) && abiErr.Code != "" {
+		return abiErr
+	}
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
+		return &abi.Error{Code: abi.CodeTimeout, Message: export + ": the call ran out of time", Cause: context.DeadlineExceeded}
+	case context.Canceled:
+		return &abi.Error{Code: abi.CodeCancelled, Message: export + ": the call was cancelled", Cause: context.Canceled}
+	}
+	return &abi.Error{Code: abi.CodeTrap, Message: export + ": the module trapped: " + err.Error(), Cause: err}
+}
+
+func (h *Host) acquire(ctx context.Context) (instance, error) {
+	select {
+	case inst := <-h.idle:
+		return inst, nil
+	default:
+	}
+	select {
+	case inst := <-h.idle:
+		return inst, nil
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, hostFailure(ctx, "acquire", ctx.Err())
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		<-h.slots
+		return nil, ErrClosed
+	}
+	h.live++
+	h.mu.Unlock()
+	inst, err := h.eng.newInstance(context.WithoutCancel(ctx))
+	if err != nil {
+		h.mu.Lock()
+		h.live--
+		h.mu.Unlock()
+		<-h.slots
+		return nil, &abi.Error{Code: abi.CodeTrap, Message: "toolerr: new instance: " + err.Error(), Cause: err}
+	}
+	return inst, nil
+}
+
+func (h *Host) release(inst instance) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if !closed {
+		select {
+		case h.idle <- inst:
+			return
+		default:
+		}
+	}
+	h.discard(context.Background(), inst)
+}
+
+func (h *Host) discard(ctx context.Context, inst instance) {
+	inst.close(context.WithoutCancel(ctx))
+	h.mu.Lock()
+	h.live--
+	h.mu.Unlock()
+	<-h.slots
+}
+
+// LiveInstances reports how many instances exist now, idle or busy.
+func (h *Host) LiveInstances() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.live
+}
+
+// Close releases the idle instances and the compiled module. Calls still
+// running finish; their instances are then dropped.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	for {
+		select {
+		case inst := <-h.idle:
+			h.discard(ctx, inst)
+			continue
+		default:
+		}
+		break
+	}
+	return h.eng.close(ctx)
+}
+
+// Describe returns what the module says of itself.
+func (h *Host) Describe(ctx context.Context) (*abi.Description, error) {
+	var d abi.Description
+	if err := h.callJSON(ctx, "describe", struct{}{}, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// callJSON encodes req, calls export and decodes the response into resp.
+func (h *Host) callJSON(ctx context.Context, export string, req, resp any) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return abi.Errorf(abi.CodeInvalidRequest, "%s: %v", export, err)
+	}
+	out, err := h.Call(ctx, export, body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out, resp); err != nil {
+		return abi.Errorf(abi.CodeInternal, "%s: undecodable response: %v", export, err)
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package host
+
+import (
+	"context"
+
+	"github.com/toolerr/toolerr/plugin/core"
+)
+
+// nativeEngine calls plugin/core directly: the same logic as the module,
+// compiled into the Go program.
+type nativeEngine struct{}
+
+func (nativeEngine) newInstance(context.Context) (instance, error) { return nativeInstance{}, nil }
+func (nativeEngine) close(context.Context) error                   { return nil }
+
+type nativeInstance struct{}
+
+func (nativeInstance) call(ctx context.Context, export string, request []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out, err := core.Call(export, request)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (nativeInstance) close(context.Context) {}

@@ -1,0 +1,59 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/tests/vectors"
+)
+
+// TestVectors_Engines runs every vector through every engine and demands
+// the exact expected bytes, or the exact expected error.
+func TestVectors_Engines(t *testing.T) {
+	files, err := vectors.Load("../tests/vectors/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	total := 0
+	for _, e := range host.Engines {
+		h := engines(t)[e]
+		passed := 0
+		for _, f := range files {
+			for _, c := range f.Cases {
+				req, err := c.Request()
+				if err != nil {
+					t.Fatalf("%s/%s: %v", f.Export, c.Description, err)
+				}
+				got, err := h.Call(ctx, f.Export, req)
+				if c.Error != nil {
+					var abiErr *abi.Error
+					if !errors.As(err, &abiErr) || abiErr.Code != c.Error.Code || abiErr.Message != c.Error.Message {
+						t.Errorf("%s %s/%s:\n got %v (%s)\nwant error %s: %s", e, f.Export, c.Description, err, got, c.Error.Code, c.Error.Message)
+						continue
+					}
+					passed++
+					continue
+				}
+				want, cerr := vectors.Canonical(c.Output)
+				if cerr != nil {
+					t.Fatalf("%s/%s: %v", f.Export, c.Description, cerr)
+				}
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s %s/%s:\n got %s (%v)\nwant %s", e, f.Export, c.Description, got, err, want)
+					continue
+				}
+				passed++
+			}
+		}
+		t.Logf("%s: %d vectors passed", e, passed)
+		total += passed
+	}
+	if total == 0 {
+		t.Fatal("no vector ran")
+	}
+}

@@ -1,0 +1,146 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// wazeroEngine drives the module directly through its raw exports,
+// toolerr_buffer and toolerr_call: one copy of the request in, one copy of
+// the response out, no Extism kernel.
+type wazeroEngine struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+}
+
+func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (*wazeroEngine, error) {
+	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithCloseOnContextDone(true)
+	if cacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("toolerr: compilation cache: %w", err)
+		}
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	fail := func(err error) (*wazeroEngine, error) {
+		_ = rt.Close(ctx)
+		return nil, err
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return fail(fmt.Errorf("toolerr: wasi: %w", err))
+	}
+	compiled, err := rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return fail(fmt.Errorf("toolerr: compile: %w", err))
+	}
+	for _, name := range []string{"toolerr_buffer", "toolerr_call"} {
+		if _, ok := compiled.ExportedFunctions()[name]; !ok {
+			return fail(fmt.Errorf("toolerr: the module has no %s export", name))
+		}
+	}
+	if err := stubExtismKernel(ctx, rt, compiled); err != nil {
+		return fail(err)
+	}
+	return &wazeroEngine{rt: rt, compiled: compiled}, nil
+}
+
+// stubExtismKernel satisfies the module's extism:host/env imports, which
+// only its Extism exports use, with functions that fail if ever called.
+func stubExtismKernel(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) error {
+	b := rt.NewHostModuleBuilder("extism:host/env")
+	n := 0
+	for _, fn := range compiled.ImportedFunctions() {
+		module, name, _ := fn.Import()
+		if module != "extism:host/env" {
+			continue
+		}
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {
+			panic(fmt.Errorf("toolerr: extism:host/env %s called on the raw path", name))
+		}), fn.ParamTypes(), fn.ResultTypes()).Export(name)
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := b.Instantiate(ctx); err != nil {
+		return fmt.Errorf("toolerr: extism kernel stubs: %w", err)
+	}
+	return nil
+}
+
+func (e *wazeroEngine) newInstance(ctx context.Context) (instance, error) {
+	// An empty name lets any number of instances coexist; the module's
+	// output streams are left unset, so wazero discards them.
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	if err != nil {
+		return nil, err
+	}
+	return &wazeroInstance{
+		mod:    mod,
+		buffer: mod.ExportedFunction("toolerr_buffer"),
+		call_:  mod.ExportedFunction("toolerr_call"),
+	}, nil
+}
+
+func (e *wazeroEngine) close(ctx context.Context) error { return e.rt.Close(ctx) }
+
+type wazeroInstance struct {
+	mod    api.Module
+	buffer api.Function
+	call_  api.Function
+	stack  [2]uint64
+}
+
+const rawErrorFlag = 1 << 31
+
+func (w *wazeroInstance) call(ctx context.Context, export string, request []byte) ([]byte, error) {
+	size := len(export) + len(request)
+	w.stack[0] = uint64(size)
+	if err := w.buffer.CallWithStack(ctx, w.stack[:]); err != nil {
+		return nil, err
+	}
+	ptr := uint32(w.stack[0])
+	if ptr == 0 {
+		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
+	}
+	mem := w.mod.Memory()
+	if !mem.WriteString(ptr, export) || !mem.Write(ptr+uint32(len(export)), request) {
+		return nil, errors.New("toolerr: request buffer out of range")
+	}
+	w.stack[0], w.stack[1] = uint64(len(export)), uint64(len(request))
+	if err := w.call_.CallWithStack(ctx, w.stack[:]); err != nil {
+		return nil, err
+	}
+	res := w.stack[0]
+	outPtr, outLen := uint32(res>>32), uint32(res)&^rawErrorFlag
+	view, ok := mem.Read(outPtr, outLen)
+	if !ok {
+		return nil, errors.New("toolerr: response out of range")
+	}
+	out := make([]byte, len(view))
+	copy(out, view)
+	if uint32(res)&rawErrorFlag != 0 {
+		return nil, decodeModuleError(out)
+	}
+	return out, nil
+}
+
+func (w *wazeroInstance) close(ctx context.Context) { _ = w.mod.Close(ctx) }
+
+// decodeModuleError reads the ABI error object the module reported.
+func decodeModuleError(raw []byte) error {
+	var e abi.Error
+	if err := json.Unmarshal(raw, &e); err != nil || e.Code == "" {
+		return &abi.Error{Code: abi.CodeInternal, Message: "undecodable module error: " + string(raw)}
+	}
+	return &e
+}

@@ -1,0 +1,295 @@
+package core
+
+import (
+	"strings"
+)
+
+// pointerPath turns a JSON Pointer ("/a/0/b", or a "#/..." fragment) into
+// path segments; "" is the root.
+func pointerPath(p string) []*Value {
+	p = strings.TrimPrefix(p, "#")
+	if p == "" {
+		return nil
+	}
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return []*Value{{Kind: KindString, Str: ""}}
+	}
+	parts := strings.Split(p, "/")
+	out := make([]*Value, len(parts))
+	for i, part := range parts {
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		out[i] = &Value{Kind: KindString, Str: part}
+	}
+	return out
+}
+
+// lookupPointer resolves a JSON Pointer inside doc; nil when absent.
+func lookupPointer(doc *Value, pointer string) *Value {
+	if doc == nil {
+		return nil
+	}
+	cur := doc
+	for _, seg := range pointerPath(pointer) {
+		cur = lookupPath(cur, []*Value{seg})
+		if cur == nil {
+			return nil
+		}
+	}
+	return cur
+}
+
+// schemaContainers are keywords whose errors only say that a subschema
+// failed; the subschema's own errors carry the detail.
+var schemaContainers = map[string]bool{
+	"properties": true, "patternProperties": true, "items": true, "prefixItems": true,
+	"allOf": true, "$ref": true, "$dynamicRef": true, "$recursiveRef": true, "dependentSchemas": true,
+	"if": true, "then": true, "else": true, "unevaluatedItems": true, "unevaluatedProperties": true,
+	"additionalItems": true, "contentSchema": true,
+}
+
+// jsonSchemaEntry is one validator error in either shape, normalised.
+type jsonSchemaEntry struct {
+	path       []*Value
+	keyword    string
+	schemaPath string // keyword location, for grouping and for lookups
+	message    string
+	params     *Value // ajv's params; nil for basic output
+	value      *Value // the keyword's value in the schema, when known
+}
+
+// jsonSchemaIssues maps ajv error objects (instancePath, keyword, params,
+// message) or JSON Schema basic-output units (instanceLocation,
+// keywordLocation, error) to issues. schema, when given, supplies the
+// keyword values that basic output leaves out.
+func jsonSchemaIssues(entries []*Value, schema, args *Value) []Issue {
+	var list []jsonSchemaEntry
+	for _, e := range entries {
+		var je jsonSchemaEntry
+		if ip, ok := str(e, "instancePath"); ok || e.Get("keyword") != nil {
+			je.path = pointerPath(ip)
+			je.keyword, _ = str(e, "keyword")
+			je.schemaPath, _ = str(e, "schemaPath")
+			je.message, _ = str(e, "message")
+			je.params = e.Get("params")
+			je.value = lookupPointer(schema, je.schemaPath)
+		} else {
+			il, _ := str(e, "instanceLocation")
+			kl, _ := str(e, "keywordLocation")
+			je.path = pointerPath(il)
+			je.schemaPath = kl
+			if i := strings.LastIndexByte(kl, '/'); i >= 0 {
+				je.keyword = strings.ReplaceAll(strings.ReplaceAll(kl[i+1:], "~1", "/"), "~0", "~")
+			}
+			je.message, _ = str(e, "error")
+			if abs, ok := str(e, "absoluteKeywordLocation"); ok {
+				if i := strings.IndexByte(abs, '#'); i >= 0 {
+					je.value = lookupPointer(schema, abs[i:])
+				}
+			}
+			if je.value == nil {
+				je.value = lookupPointer(schema, kl)
+			}
+			if schemaContainers[je.keyword] || je.keyword == "" {
+				continue
+			}
+		}
+		list = append(list, je)
+	}
+	// Errors inside the branches of a failed anyOf/oneOf are noise next to
+	// the union error itself.
+	var unions []string
+	for _, je := range list {
+		if (je.keyword == "anyOf" || je.keyword == "oneOf") && je.schemaPath != "" {
+			unions = append(unions, je.schemaPath+"/")
+		}
+	}
+	type pending struct {
+		issue Issue
+		extra []string
+	}
+	var out []pending
+	extras := map[string]int{}
+	for _, je := range list {
+		if inBranch(je.schemaPath, unions) {
+			continue
+		}
+		if je.keyword == "additionalProperties" || je.keyword == "unevaluatedProperties" {
+			parent, keys := extraKeys(je, schema, args)
+			id := issuePath(parent)
+			if i, ok := extras[id]; ok {
+				out[i].extra = append(out[i].extra, keys...)
+				continue
+			}
+			extras[id] = len(out)
+			out = append(out, pending{Issue{Path: parent, Message: je.message}, keys})
+			continue
+		}
+		path := je.path
+		if je.keyword == "required" {
+			if name, ok := missingProperty(je, args); ok {
+				path = append(append([]*Value{}, path...), &Value{Kind: KindString, Str: name})
+			}
+		}
+		out = append(out, pending{issue: Issue{Path: path, Message: je.message, Suggestion: jsonSchemaSuggestion(je)}})
+	}
+	issues := make([]Issue, len(out))
+	for i, p := range out {
+		issues[i] = p.issue
+		if len(p.extra) > 0 {
+			issues[i].Suggestion = suggestUnrecognized(p.extra)
+		}
+	}
+	return issues
+}
+
+func inBranch(schemaPath string, unions []string) bool {
+	for _, u := range unions {
+		if strings.HasPrefix(schemaPath, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// param reads an ajv param, or falls back to the keyword's schema value.
+func (je jsonSchemaEntry) param(name string) *Value {
+	if v := je.params.Get(name); v != nil {
+		return v
+	}
+	return je.value
+}
+
+// extraKeys finds the object and the unexpected keys of an
+// additionalProperties error.
+func extraKeys(je jsonSchemaEntry, schema, args *Value) ([]*Value, []string) {
+	if k, ok := str(je.params, "additionalProperty"); ok {
+		return je.path, []string{k}
+	}
+	if k, ok := str(je.params, "unevaluatedProperty"); ok {
+		return je.path, []string{k}
+	}
+	obj := lookupPath(args, je.path)
+	if len(je.path) == 0 {
+		obj = args
+	}
+	if obj != nil && obj.Kind == KindObject {
+		// Basic output names the object: the extras are the keys its
+		// schema does not declare.
+		parentSchema := lookupPointer(schema, strings.TrimSuffix(je.schemaPath, "/"+je.keyword))
+		props := parentSchema.Get("properties")
+		var keys []string
+		for _, m := range obj.Members {
+			if props.Get(m.Key) == nil {
+				keys = append(keys, m.Key)
+			}
+		}
+		if len(keys) > 0 && props != nil {
+			return je.path, keys
+		}
+	}
+	if len(je.path) > 0 {
+		return je.path[:len(je.path)-1], []string{segmentText(je.path[len(je.path)-1])}
+	}
+	return je.path, nil
+}
+
+// missingProperty names the property a required error is about.
+func missingProperty(je jsonSchemaEntry, args *Value) (string, bool) {
+	if name, ok := str(je.params, "missingProperty"); ok {
+		return name, true
+	}
+	if je.value != nil && je.value.Kind == KindArray {
+		obj := args
+		if len(je.path) > 0 {
+			obj = lookupPath(args, je.path)
+		}
+		for _, r := range je.value.Arr {
+			if r.Kind == KindString && (obj == nil || obj.Get(r.Str) == nil) {
+				return r.Str, true
+			}
+		}
+	}
+	// Last resort: the first quoted name in the message.
+	for _, q := range []byte{'\'', '"'} {
+		if i := strings.IndexByte(je.message, q); i >= 0 {
+			if j := strings.IndexByte(je.message[i+1:], q); j > 0 {
+				return je.message[i+1 : i+1+j], true
+			}
+		}
+	}
+	return "", false
+}
+
+func jsonSchemaSuggestion(je jsonSchemaEntry) string {
+	num := func(name string) (string, *Value, bool) {
+		v := je.param(name)
+		n, ok := boundText(v)
+		return n, v, ok
+	}
+	isOne := func(v *Value) bool { return v != nil && v.Kind == KindNumber && v.Num == 1 }
+	switch je.keyword {
+	case "type":
+		t := je.param("type")
+		switch {
+		case t != nil && t.Kind == KindString:
+			return suggestType(strings.ReplaceAll(t.Str, ",", " or "))
+		case t != nil && t.Kind == KindArray:
+			var names []string
+			for _, x := range t.Arr {
+				if x.Kind == KindString {
+					names = append(names, x.Str)
+				}
+			}
+			if len(names) > 0 {
+				return suggestType(strings.Join(names, " or "))
+			}
+		}
+	case "required":
+		return suggestMissing
+	case "minLength", "maxLength":
+		if n, v, ok := num("limit"); ok {
+			return suggestLength(n, isOne(v), je.keyword == "minLength")
+		}
+	case "minItems", "maxItems":
+		if n, v, ok := num("limit"); ok {
+			return suggestItems(n, isOne(v), je.keyword == "minItems")
+		}
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[je.keyword]
+		if c, ok := str(je.params, "comparison"); ok {
+			op = c
+		}
+		if n, _, ok := num("limit"); ok {
+			return suggestBound(op, n)
+		}
+	case "multipleOf":
+		if n, _, ok := num("multipleOf"); ok {
+			return suggestMultipleOf(n)
+		}
+	case "pattern":
+		return suggestPattern
+	case "format":
+		if f := je.param("format"); f != nil && f.Kind == KindString {
+			return suggestAnyFormat(f.Str)
+		}
+	case "enum":
+		if v := je.param("allowedValues"); v != nil && v.Kind == KindArray {
+			return suggestOptions(v.Arr)
+		}
+	case "const":
+		if v := je.param("allowedValue"); v != nil {
+			return suggestExactly(v)
+		}
+	case "uniqueItems":
+		return suggestUnique
+	case "anyOf":
+		return suggestUnion
+	case "oneOf":
+		if p := je.params.Get("passingSchemas"); p != nil && p.Kind == KindArray {
+			return suggestOneOf
+		}
+		return suggestUnion
+	}
+	return ""
+}
