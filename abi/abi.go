@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 1
+	Minor = 2
 )
 
 // Version is Major.Minor as describe reports it.
@@ -42,6 +42,8 @@ var Exports = []Export{
 	{"parse", "1.0"},
 	{"describe", "1.0"},
 	{"validate", "1.1"},
+	{"contract_lock", "1.2"},
+	{"contract_diff", "1.2"},
 }
 
 // ExportNames returns the names of Exports in order.

@@ -186,13 +186,24 @@ type Delta struct {
 	After       *string `json:"after"`
 }
 
-// Contract asks a validation error to tell the model what changed.
+// Contract asks a validation error to tell the model what changed: give
+// Deltas, or Lockfile and Tools for the module to diff.
 type Contract struct {
-	Tool                 string  `json:"tool"`
-	Action               string  `json:"action,omitempty"`
-	Deltas               []Delta `json:"deltas"`
-	MaxDeltas            *int    `json:"maxDeltas,omitempty"`
-	IncludeAllSeverities bool    `json:"includeAllSeverities,omitempty"`
+	Tool                 string          `json:"tool"`
+	Action               string          `json:"action,omitempty"`
+	Deltas               []Delta         `json:"deltas,omitempty"`
+	Lockfile             json.RawMessage `json:"lockfile,omitempty"`
+	Tools                json.RawMessage `json:"tools,omitempty"`
+	MaxDeltas            *int            `json:"maxDeltas,omitempty"`
+	IncludeAllSeverities bool            `json:"includeAllSeverities,omitempty"`
+}
+
+// ContractDiff is the response of contract_diff: the deltas, most severe
+// first; MaxSeverity is nil when there are none.
+type ContractDiff struct {
+	Deltas              []Delta `json:"deltas"`
+	MaxSeverity         *string `json:"maxSeverity"`
+	BackwardsCompatible bool    `json:"backwardsCompatible"`
 }
 
 // FormatValidationRequest is the request of format_validation. Issues are

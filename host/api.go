@@ -48,22 +48,42 @@ func (h *Host) FormatValidation(ctx context.Context, req abi.FormatValidationReq
 	return h.result(ctx, "format_validation", req)
 }
 
-// Validate checks args against a JSON Schema inside the module. A nil
+// Validate checks req.Args against req.Schema inside the module. A nil
 // result means the arguments are valid; otherwise it is the
-// <validation_error> to return, with action as its action. Absent args
-// (nil or empty) are checked as {}.
-func (h *Host) Validate(ctx context.Context, action string, schema, args json.RawMessage) (*abi.CallToolResult, error) {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage(`{}`)
+// <validation_error> to return, with req.Action as its action (and
+// req.Contract's awareness block). Absent args are checked as {}.
+func (h *Host) Validate(ctx context.Context, req abi.ValidateRequest) (*abi.CallToolResult, error) {
+	if len(bytes.TrimSpace(req.Args)) == 0 {
+		req.Args = json.RawMessage(`{}`)
 	}
 	var resp abi.ValidateResponse
-	if err := h.callJSON(ctx, "validate", abi.ValidateRequest{Action: action, Schema: schema, Args: args}, &resp); err != nil {
+	if err := h.callJSON(ctx, "validate", req, &resp); err != nil {
 		return nil, err
 	}
 	if resp.Valid {
 		return nil, nil
 	}
 	return resp.Result, nil
+}
+
+// ContractLock returns the lockfile of tools: a JSON array of MCP Tool
+// objects, a tools/list result, or a lockfile.
+func (h *Host) ContractLock(ctx context.Context, tools json.RawMessage) (json.RawMessage, error) {
+	return h.Call(ctx, "contract_lock", append(append([]byte(`{"tools":`), tools...), '}'))
+}
+
+// ContractDiff compares two contracts (each a lockfile, a tools array or a
+// tools/list result).
+func (h *Host) ContractDiff(ctx context.Context, before, after json.RawMessage) (*abi.ContractDiff, error) {
+	var d abi.ContractDiff
+	req := struct {
+		Before json.RawMessage `json:"before"`
+		After  json.RawMessage `json:"after"`
+	}{before, after}
+	if err := h.callJSON(ctx, "contract_diff", req, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // Escape escapes text for an XML element body ("content") or a

@@ -199,9 +199,9 @@ func TestHost_TrapDiscardsInstance(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range []host.Engine{host.Wazero, host.Extism} {
 		t.Run(string(e), func(t *testing.T) {
-			// Too little memory for a 3 MiB request: the module runs out
-			// and traps.
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1, MemoryLimitPages: 80})
+			// Just enough memory to start, too little for a 3 MiB
+			// request: the module runs out and traps.
+			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1, MemoryLimitPages: startablePages(t, e)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,4 +251,22 @@ func TestHost_ABIVersion(t *testing.T) {
 			t.Errorf("%s: describe = %+v", e, d)
 		}
 	}
+}
+
+// startablePages finds, 8 pages at a time, the smallest memory cap under
+// which the engine's instances start and answer a small call.
+func startablePages(t *testing.T, e host.Engine) uint32 {
+	t.Helper()
+	ctx := context.Background()
+	cache := t.TempDir()
+	for pages := uint32(64); pages < 1024; pages += 8 {
+		h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1, MemoryLimitPages: pages, CompilationCacheDir: cache})
+		if err != nil {
+			continue
+		}
+		h.Close(ctx)
+		return pages + 8
+	}
+	t.Fatal("no memory cap under 1024 pages lets the module start")
+	return 0
 }

@@ -7,8 +7,12 @@
 // # Notes
 //   - Only the MCP transport writes to stdout; logs go to stderr.
 //   - The invoices live in memory and are reset when the process starts.
-//   - schemas.json is a copy of examples/schemas.json (go:embed cannot reach
-//     a parent directory); a test keeps the two identical.
+//   - schemas.json and billing.lock.json are copies of examples/schemas.json
+//     and examples/billing.lock.json (go:embed cannot reach a parent
+//     directory); a test keeps them identical.
+//   - At start-up the server diffs the older contract in billing.lock.json
+//     against its own tools (contract_diff); validation errors on a changed
+//     tool carry what changed.
 package main
 
 import (
@@ -21,6 +25,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -33,6 +38,9 @@ import (
 
 //go:embed schemas.json
 var schemasJSON []byte
+
+//go:embed billing.lock.json
+var lockJSON []byte
 
 // maxPayCalls is how many validated pay_invoice calls one process accepts.
 const maxPayCalls = 3
@@ -52,12 +60,18 @@ func main() {
 
 // run serves the billing tools on stdin/stdout until the client leaves.
 func run(ctx context.Context) error {
-	h, err := host.New(ctx, host.Options{})
+	// A compilation cache under the user's cache directory makes every
+	// start after the first skip compiling the module.
+	var cache string
+	if dir, err := os.UserCacheDir(); err == nil {
+		cache = filepath.Join(dir, "toolerr", "wazero")
+	}
+	h, err := host.New(ctx, host.Options{CompilationCacheDir: cache})
 	if err != nil {
 		return err
 	}
 	defer h.Close(context.Background())
-	server, err := newServer(h)
+	server, err := newServer(ctx, h)
 	if err != nil {
 		return err
 	}
@@ -78,12 +92,15 @@ type toolFunc func(ctx context.Context, args arguments) (*mcp.CallToolResult, er
 
 // newServer registers the five billing tools, each guarded by h.Wrap and by
 // argument validation.
-func newServer(h *host.Host) (*mcp.Server, error) {
+func newServer(ctx context.Context, h *host.Host) (*mcp.Server, error) {
 	var defs map[string]toolDef
 	if err := json.Unmarshal(schemasJSON, &defs); err != nil {
 		return nil, fmt.Errorf("schemas.json: %w", err)
 	}
 	b := newBilling(h)
+	if err := b.diffContract(ctx, defs); err != nil {
+		return nil, err
+	}
 	tools := map[string]toolFunc{
 		"billing.get_invoice":     b.getInvoice,
 		"billing.list_invoices":   b.listInvoices,
@@ -131,7 +148,8 @@ type payment struct {
 
 // billing is the server's state: the invoices and the pay_invoice counter.
 type billing struct {
-	h *host.Host
+	h      *host.Host
+	deltas []abi.Delta // the locked contract against these tools
 
 	mu       sync.Mutex
 	invoices []invoice // in id order
@@ -146,16 +164,43 @@ func newBilling(h *host.Host) *billing {
 	}}
 }
 
+// diffContract computes, once, what changed since the locked contract.
+func (b *billing) diffContract(ctx context.Context, defs map[string]toolDef) error {
+	type tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	var tools []tool
+	for name, def := range defs {
+		tools = append(tools, tool{name, def.Description, def.InputSchema})
+	}
+	current, err := json.Marshal(tools)
+	if err != nil {
+		return err
+	}
+	d, err := b.h.ContractDiff(ctx, lockJSON, current)
+	if err != nil {
+		return fmt.Errorf("billing.lock.json: %w", err)
+	}
+	b.deltas = d.Deltas
+	return nil
+}
+
 // validated checks the arguments against the tool's inputSchema inside
 // toolerr.wasm before fn sees them; a failure is the <validation_error>
-// with action = the tool's name.
+// with action = the tool's name, and the contract changes that concern it.
 func (b *billing) validated(tool string, schema json.RawMessage, fn toolFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw := req.Params.Arguments
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			raw = json.RawMessage(`{}`)
 		}
-		invalid, err := b.h.Validate(ctx, tool, schema, raw)
+		vreq := abi.ValidateRequest{Action: tool, Schema: schema, Args: raw}
+		if len(b.deltas) > 0 {
+			vreq.Contract = &abi.Contract{Tool: tool, Deltas: b.deltas}
+		}
+		invalid, err := b.h.Validate(ctx, vreq)
 		if err != nil {
 			return nil, err
 		}

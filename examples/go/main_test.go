@@ -38,6 +38,54 @@ type step struct {
 // validationRecovery ends every <validation_error>.
 const validationRecovery = `<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>`
 
+// The contract awareness blocks: every server diffs examples/billing.lock.json
+// against its tools at start-up, so validation errors of the two changed
+// tools say what changed.
+const payAwareness = `
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
+  <action>billing.pay_invoice</action>
+  <change_count>1</change_count>
+  <max_severity>BREAKING</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
+      <description>Required property &quot;currency&quot; was added to input</description>
+      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
+    </change>
+  </contract_changes>
+</contract_awareness>`
+
+const listAwareness = `
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.list_invoices" has changed since your last calibration.</system_note>
+  <action>billing.list_invoices</action>
+  <change_count>1</change_count>
+  <max_severity>RISKY</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
+      <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
+      <before>500</before>
+      <after>100</after>
+    </change>
+  </contract_changes>
+</contract_awareness>`
+
 // scenario is the demo played in order on one server process: the state
 // (paid invoices, the pay_invoice counter) carries from step to step.
 var scenario = []step{
@@ -94,7 +142,7 @@ var scenario = []step{
 		name: "list with limit below minimum", tool: "billing.list_invoices", args: `{"limit":0}`,
 		want: []string{`<validation_error action="billing.list_invoices">
 <field name="limit">Must be greater than or equal to 1. You sent: 0. Must be >= 1.</field>
-` + validationRecovery + `
+` + validationRecovery + listAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 	},
@@ -102,7 +150,7 @@ var scenario = []step{
 		name: "list with fractional limit", tool: "billing.list_invoices", args: `{"limit":1.5}`,
 		want: []string{`<validation_error action="billing.list_invoices">
 <field name="limit">Expected integer, received number. You sent: 1.5. Expected type: integer.</field>
-` + validationRecovery + `
+` + validationRecovery + listAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 	},
@@ -111,7 +159,7 @@ var scenario = []step{
 		want: []string{`<validation_error action="billing.list_invoices">
 <field name="page_size">Must be less than or equal to 100. You sent: 101. Must be &lt;= 100.</field>
 <field name="status">Is not one of the allowed values. You sent: 'draft'. Valid options: 'open', 'paid'.</field>
-` + validationRecovery + `
+` + validationRecovery + listAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 	},
@@ -158,7 +206,7 @@ var scenario = []step{
 		name: "pay a zero amount", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":0,"currency":"USD"}`,
 		want: []string{`<validation_error action="billing.pay_invoice">
 <field name="amount">Must be greater than 0. You sent: 0. Must be > 0.</field>
-` + validationRecovery + `
+` + validationRecovery + payAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 	},
@@ -166,7 +214,7 @@ var scenario = []step{
 		name: "pay in an unsupported currency", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":9.99,"currency":"GBP"}`,
 		want: []string{`<validation_error action="billing.pay_invoice">
 <field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>
-` + validationRecovery + `
+` + validationRecovery + payAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 		readme: true,
@@ -176,7 +224,7 @@ var scenario = []step{
 		want: []string{`<validation_error action="billing.pay_invoice">
 <field name="amount">Required property is missing. You sent: (missing). Expected type: number.</field>
 <field name="currency">Required property is missing. You sent: (missing). Expected type: string.</field>
-` + validationRecovery + `
+` + validationRecovery + payAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 		check: func(t *testing.T, ce *host.ClientError) {
@@ -243,7 +291,7 @@ var scenario = []step{
 		name: "validation still comes before the rate limit", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":-1,"currency":"USD"}`,
 		want: []string{`<validation_error action="billing.pay_invoice">
 <field name="amount">Must be greater than 0. You sent: -1. Must be > 0.</field>
-` + validationRecovery + `
+` + validationRecovery + payAwareness + `
 </validation_error>`},
 		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
 	},
@@ -396,19 +444,21 @@ func TestBilling_Readme(t *testing.T) {
 	}
 }
 
-// TestBilling_SharedSchemas checks that the embedded schemas.json is the
-// canonical examples/schemas.json, byte for byte.
-func TestBilling_SharedSchemas(t *testing.T) {
-	embedded, err := os.ReadFile("schemas.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	canonical, err := os.ReadFile("../schemas.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(embedded, canonical) {
-		t.Error("examples/go/schemas.json differs from examples/schemas.json: copy the canonical file over")
+// TestBilling_SharedFiles checks that the embedded schemas.json and
+// billing.lock.json are the canonical files of examples/, byte for byte.
+func TestBilling_SharedFiles(t *testing.T) {
+	for _, name := range []string{"schemas.json", "billing.lock.json"} {
+		embedded, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		canonical, err := os.ReadFile("../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(embedded, canonical) {
+			t.Errorf("examples/go/%s differs from examples/%s: copy the canonical file over", name, name)
+		}
 	}
 }
 

@@ -41,6 +41,8 @@ var exports = map[string]func([]byte) ([]byte, *abi.Error){
 	"escape":            callEscape,
 	"format_validation": callFormatValidation,
 	"validate":          callValidate,
+	"contract_lock":     callContractLock,
+	"contract_diff":     callContractDiff,
 	"parse":             callParse,
 	"describe":          callDescribe,
 }
@@ -335,7 +337,7 @@ func (r *request) contract(action string) (*ContractAwareness, *abi.Error) {
 	if c.Kind != KindObject {
 		return nil, r.wrongType("contract", "an object", c)
 	}
-	if err := r.known(c, "contract.", []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities"}); err != nil {
+	if err := r.known(c, "contract.", []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities", "lockfile", "tools"}); err != nil {
 		return nil, err
 	}
 	a := &ContractAwareness{Action: action, MaxDeltas: DefaultMaxDeltas}
@@ -361,6 +363,23 @@ func (r *request) contract(action string) (*ContractAwareness, *abi.Error) {
 		a.IncludeAllSeverities = inc.Bool
 	}
 	deltas := c.Get("deltas")
+	if lock := c.Get("lockfile"); lock != nil || c.Get("tools") != nil {
+		// The deltas are computed here: the locked contract against the
+		// tools the server offers now.
+		if deltas != nil {
+			return nil, r.fail(`give "contract.deltas" or "contract.lockfile" with "contract.tools", not both`)
+		}
+		before, err := r.readContract("contract.lockfile", lock)
+		if err != nil {
+			return nil, err
+		}
+		after, err := r.readContract("contract.tools", c.Get("tools"))
+		if err != nil {
+			return nil, err
+		}
+		a.Deltas = cachedDiff(before, after)
+		return a, nil
+	}
 	if deltas == nil {
 		return nil, r.fail(`"contract.deltas" is required`)
 	}

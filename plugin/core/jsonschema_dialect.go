@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -169,6 +170,10 @@ func extraKeys(je jsonSchemaEntry, schema, args *Value) ([]*Value, []string) {
 	if k, ok := str(je.params, "unevaluatedProperty"); ok {
 		return je.path, []string{k}
 	}
+	if d, ok := keywordInstanceDepth(je.schemaPath); ok && len(je.path) == d+1 {
+		// Basic output that names the extra property itself.
+		return je.path[:d], []string{segmentText(je.path[d])}
+	}
 	obj := lookupPath(args, je.path)
 	if len(je.path) == 0 {
 		obj = args
@@ -192,6 +197,42 @@ func extraKeys(je jsonSchemaEntry, schema, args *Value) ([]*Value, []string) {
 		return je.path[:len(je.path)-1], []string{segmentText(je.path[len(je.path)-1])}
 	}
 	return je.path, nil
+}
+
+// keywordInstanceDepth counts how many levels into the instance a keyword
+// location goes before its last segment (the keyword): one per
+// properties/K, items, prefixItems/N and the like, none for $ref, allOf/N,
+// if and the like. ok is false for a location it cannot read.
+func keywordInstanceDepth(loc string) (int, bool) {
+	segs := pointerPath(loc)
+	if len(segs) == 0 {
+		return 0, false
+	}
+	depth := 0
+	for i := 0; i < len(segs)-1; i++ {
+		next := ""
+		if i+1 < len(segs)-1 {
+			next = segs[i+1].Str
+		}
+		switch segs[i].Str {
+		case "properties", "patternProperties", "prefixItems":
+			depth++
+			i++
+		case "items", "additionalItems":
+			depth++
+			if _, err := strconv.Atoi(next); err == nil && next != "" {
+				i++ // draft-07's array form of items
+			}
+		case "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contains":
+			depth++
+		case "allOf", "anyOf", "oneOf", "dependentSchemas", "dependencies":
+			i++
+		case "$ref", "$dynamicRef", "$recursiveRef", "if", "then", "else", "not":
+		default:
+			return 0, false
+		}
+	}
+	return depth, true
 }
 
 // missingProperty names the property a required error is about.

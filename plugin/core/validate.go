@@ -240,8 +240,14 @@ func collectIssues(ve *jsonschema.ValidationError, schema, args *Value, out *[]s
 			}
 		}
 	case *kind.AnyOf:
+		if hasRefCycle(ve) {
+			return errSchemaLoop
+		}
 		add(path, 20, "Does not match any of the allowed shapes.", suggestUnion)
 	case *kind.OneOf:
+		if hasRefCycle(ve) {
+			return errSchemaLoop
+		}
 		if len(k.Subschemas) > 1 {
 			add(path, 20, "Matches more than one of the allowed shapes.", suggestOneOf)
 		} else {
@@ -314,6 +320,20 @@ func collectIssues(ve *jsonschema.ValidationError, schema, args *Value, out *[]s
 		add(path, 10, upperFirst(ve.ErrorKind.LocalizedString(printer))+".", "")
 	}
 	return nil
+}
+
+// hasRefCycle reports a $ref loop anywhere below ve (inside the branches of
+// a union, whose errors are otherwise dropped).
+func hasRefCycle(ve *jsonschema.ValidationError) bool {
+	if _, ok := ve.ErrorKind.(*kind.RefCycle); ok {
+		return true
+	}
+	for _, c := range ve.Causes {
+		if hasRefCycle(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func upperFirst(s string) string {

@@ -80,6 +80,15 @@ func parse() int32 { return runExtism("parse") }
 //go:wasmexport describe
 func describe() int32 { return runExtism("describe") }
 
+//go:wasmexport validate
+func validate() int32 { return runExtism("validate") }
+
+//go:wasmexport contract_lock
+func contractLock() int32 { return runExtism("contract_lock") }
+
+//go:wasmexport contract_diff
+func contractDiff() int32 { return runExtism("contract_diff") }
+
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls.
 var (

@@ -5,6 +5,8 @@
 //	toolerr call EXPORT [--engine E]     one JSON request on stdin, the response on stdout
 //	toolerr batch [--engine E]           the batch protocol: JSON lines in, JSON lines out
 //	toolerr describe [--engine E]        what the module says of itself
+//	toolerr lock [--engine E]            MCP tools on stdin, their contract lockfile on stdout
+//	toolerr diff OLD NEW [--json]        compare two contracts; exit 1 when a change is BREAKING
 //
 // E is wazero (the default), extism or native. An ABI error exits 2 with the
 // error object on stderr; a usage error exits 64.
@@ -17,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
@@ -28,6 +31,8 @@ const usage = `usage:
   toolerr call EXPORT [--engine ...]   < request.json
   toolerr batch [--engine ...]         < requests.jsonl
   toolerr describe [--engine ...]
+  toolerr lock [--engine ...]          < tools.json > toolerr.lock.json
+  toolerr diff OLD NEW [--json] [--engine ...]
 `
 
 func main() {
@@ -42,16 +47,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, rest := args[0], args[1:]
 	var export string
-	if cmd == "call" {
+	var paths []string
+	switch cmd {
+	case "call":
 		if len(rest) == 0 || rest[0] == "" || rest[0][0] == '-' {
 			fmt.Fprint(stderr, "toolerr call: name the export\n"+usage)
 			return 64
 		}
 		export, rest = rest[0], rest[1:]
+	case "diff":
+		for len(rest) > 0 && len(paths) < 2 && rest[0] != "" && rest[0][0] != '-' {
+			paths, rest = append(paths, rest[0]), rest[1:]
+		}
+		if len(paths) != 2 {
+			fmt.Fprint(stderr, "toolerr diff: give the old and the new contract\n"+usage)
+			return 64
+		}
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	engineName := fs.String("engine", string(host.Wazero), "engine: wazero, extism or native")
+	asJSON := fs.Bool("json", false, "diff: print the deltas as JSON")
+	cacheDir := fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)")
 	if err := fs.Parse(rest); err != nil {
 		return 64
 	}
@@ -65,12 +82,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 64
 	}
 	switch cmd {
-	case "demo", "call", "batch", "describe":
+	case "demo", "call", "batch", "describe", "lock", "diff":
 	default:
 		fmt.Fprintf(stderr, "toolerr: unknown command %q\n%s", cmd, usage)
 		return 64
 	}
-	h, err := host.New(ctx, host.Options{Engine: engine})
+	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -83,6 +100,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return call(ctx, h, export, stdin, stdout, stderr)
 	case "describe":
 		return call(ctx, h, "describe", nil, stdout, stderr)
+	case "lock":
+		return lock(ctx, h, stdin, stdout, stderr)
+	case "diff":
+		return diff(ctx, h, paths[0], paths[1], *asJSON, stdout, stderr)
 	default:
 		if err := batch(ctx, h, stdin, stdout); err != nil {
 			fmt.Fprintln(stderr, "toolerr batch:", err)
@@ -118,4 +139,14 @@ func errorJSON(err error) []byte {
 		e = &abi.Error{Code: abi.CodeInternal, Message: err.Error()}
 	}
 	return core.ErrorJSON(e)
+}
+
+// defaultCacheDir keeps compiled code under the user's cache directory, so
+// only the first run of a given module pays for compilation.
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "toolerr", "wazero")
 }

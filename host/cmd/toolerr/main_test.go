@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -95,5 +98,81 @@ func TestCLI_BatchAnswersEveryLine(t *testing.T) {
 		if out != want {
 			t.Errorf("%s:\n got %s\nwant %s", engine, out, want)
 		}
+	}
+}
+
+// demoTools writes the billing demo's current tools (examples/schemas.json)
+// as an array of MCP Tool objects, and returns its path.
+func demoTools(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../../examples/schemas.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs map[string]struct {
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &defs); err != nil {
+		t.Fatal(err)
+	}
+	var tools []map[string]any
+	for name, d := range defs {
+		tools = append(tools, map[string]any{"name": name, "description": d.Description, "inputSchema": d.InputSchema})
+	}
+	out, err := json.Marshal(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCLI_DiffOfTheDemoContractIsBreaking(t *testing.T) {
+	tools := demoTools(t)
+	code, out, errOut := runCLI(t, "", "diff", "../../../examples/billing.lock.json", tools)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (stderr %s)\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"BREAKING  actions.billing.pay_invoice.input.currency         Required property \"currency\" was added to input",
+		"RISKY     actions.billing.list_invoices.input.limit.maximum  Maximum of \"limit\" tightened from 500 to 100     500",
+		"2 changes: 1 breaking, 1 risky, 0 safe, 0 cosmetic; NOT backwards compatible",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "", "diff", tools, tools, "--json")
+	if code != 0 || strings.TrimSpace(out) != `{"deltas":[],"maxSeverity":null,"backwardsCompatible":true}` {
+		t.Errorf("self diff: exit %d, %s", code, out)
+	}
+}
+
+func TestCLI_LockIsStableAcrossKeyOrder(t *testing.T) {
+	a := `[{"name":"t","inputSchema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}}}}]`
+	b := `[{"inputSchema":{"properties":{"a":{"type":"integer"},"b":{"type":"string"}},"type":"object"},"name":"t"}]`
+	codeA, outA, _ := runCLI(t, a, "lock")
+	codeB, outB, _ := runCLI(t, b, "lock")
+	if codeA != 0 || codeB != 0 || outA != outB {
+		t.Errorf("lockfiles differ:\n%s\n%s", outA, outB)
+	}
+	var lock struct {
+		LockfileVersion int `json:"lockfileVersion"`
+	}
+	if err := json.Unmarshal([]byte(outA), &lock); err != nil || lock.LockfileVersion != 1 {
+		t.Errorf("not a lockfile: %v\n%s", err, outA)
+	}
+	// The committed demo lockfile is what `toolerr lock` writes for itself.
+	committed, err := os.ReadFile("../../../examples/billing.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, string(committed), "lock")
+	if code != 0 || out != string(committed) {
+		t.Errorf("relocking the demo lockfile changed it:\n%s", out)
 	}
 }

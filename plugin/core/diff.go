@@ -1,0 +1,530 @@
+package core
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// severityRank orders delta severities, most severe first.
+var severityRank = map[string]int{"BREAKING": 0, "RISKY": 1, "SAFE": 2, "COSMETIC": 3}
+
+// differ collects the deltas between two contracts.
+type differ struct {
+	deltas []Delta
+}
+
+func (d *differ) add(category, field, severity, description string, before, after *Value) {
+	d.deltas = append(d.deltas, Delta{
+		Category: category, Field: field, Severity: severity, Description: description,
+		Before: valueText(before), After: valueText(after),
+	})
+}
+
+// valueText is a delta's before/after: a string as it is, anything else as
+// compact JSON, nil as null.
+func valueText(v *Value) *string {
+	if v == nil {
+		return nil
+	}
+	s := string(appendJSONValue(nil, v))
+	if v.Kind == KindString {
+		s = v.Str
+	}
+	return &s
+}
+
+// DiffContracts compares two lockfiles: the deltas sorted by severity then
+// field, as the relevance rule of contract awareness expects them.
+func diffContracts(before, after *lockfile) []Delta {
+	d := &differ{}
+	for _, b := range before.tools {
+		a := after.find(b.name)
+		field := "actions." + b.name
+		if a == nil {
+			d.add("surface", field, "BREAKING", "Tool \""+b.name+"\" was removed", strValue(b.name), nil)
+			continue
+		}
+		if a.digest != b.digest {
+			d.tool(b.name, b.contract, a.contract)
+		}
+	}
+	for _, a := range after.tools {
+		if before.find(a.name) == nil {
+			d.add("surface", "actions."+a.name, "SAFE", "Tool \""+a.name+"\" was added", nil, strValue(a.name))
+		}
+	}
+	sort.SliceStable(d.deltas, func(i, j int) bool {
+		x, y := d.deltas[i], d.deltas[j]
+		if severityRank[x.Severity] != severityRank[y.Severity] {
+			return severityRank[x.Severity] < severityRank[y.Severity]
+		}
+		if x.Field != y.Field {
+			return x.Field < y.Field
+		}
+		return x.Description < y.Description
+	})
+	return d.deltas
+}
+
+func strValue(s string) *Value { return &Value{Kind: KindString, Str: s} }
+
+func (d *differ) tool(name string, before, after *Value) {
+	field := "actions." + name
+	for _, f := range []string{"title", "description"} {
+		if b, a := before.Get(f), after.Get(f); !sameValue(b, a) {
+			d.add("surface", field+"."+f, "COSMETIC", "Tool \""+name+"\" "+f+" changed", b, a)
+		}
+	}
+	d.annotations(name, before.Get("annotations"), after.Get("annotations"))
+	s := &schemaDiff{d: d, category: "surface.input", beforeRoot: before.Get("inputSchema"), afterRoot: after.Get("inputSchema"), visited: map[[2]*Value]bool{}}
+	s.compare(field+".input", "input", s.beforeRoot, s.afterRoot, 0)
+	if b, a := before.Get("outputSchema"), after.Get("outputSchema"); !sameValue(b, a) {
+		severity := "RISKY"
+		if b == nil {
+			severity = "SAFE"
+		}
+		d.add("surface.output", field+".output", severity, "Tool \""+name+"\" output schema changed", b, a)
+	}
+}
+
+// annotationRisk says which direction of each MCP hint is riskier, and the
+// hint's default when absent.
+var annotationRisk = []struct {
+	hint        string
+	def, risky  bool
+	description string
+}{
+	{"readOnlyHint", false, false, "no longer read-only"},
+	{"destructiveHint", true, true, "may now be destructive"},
+	{"idempotentHint", false, false, "no longer idempotent"},
+	{"openWorldHint", true, true, "may now reach an open world"},
+}
+
+func (d *differ) annotations(name string, before, after *Value) {
+	field := "actions." + name + ".annotations"
+	for _, r := range annotationRisk {
+		b, a := before.Get(r.hint), after.Get(r.hint)
+		bv, av := boolOr(b, r.def), boolOr(a, r.def)
+		if bv == av {
+			continue
+		}
+		if av == r.risky {
+			d.add("surface.annotations", field+"."+r.hint, "RISKY", "Tool \""+name+"\" "+r.description, b, a)
+		} else {
+			d.add("surface.annotations", field+"."+r.hint, "SAFE", "Tool \""+name+"\" "+r.hint+" changed to "+strconv.FormatBool(av), b, a)
+		}
+	}
+	if b, a := before.Get("title"), after.Get("title"); !sameValue(b, a) {
+		d.add("surface.annotations", field+".title", "COSMETIC", "Tool \""+name+"\" annotation title changed", b, a)
+	}
+}
+
+func boolOr(v *Value, def bool) bool {
+	if v != nil && v.Kind == KindBool {
+		return v.Bool
+	}
+	return def
+}
+
+func sameValue(a, b *Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return string(appendJSONValue(nil, canonicalize(a))) == string(appendJSONValue(nil, canonicalize(b)))
+}
+
+// maxSchemaDepth bounds how deep two schemas are compared.
+const maxSchemaDepth = 64
+
+// schemaDiff compares two JSON Schemas keyword by keyword, resolving local
+// $refs and never visiting the same pair of subschemas twice, so recursive
+// schemas terminate.
+type schemaDiff struct {
+	d                     *differ
+	category              string
+	beforeRoot, afterRoot *Value
+	visited               map[[2]*Value]bool
+}
+
+// resolve follows local $refs ("#/...") up to a bound.
+func resolve(root, v *Value) *Value {
+	for i := 0; i < 32 && v != nil && v.Kind == KindObject; i++ {
+		ref, ok := str(v, "$ref")
+		if !ok || !strings.HasPrefix(ref, "#") {
+			return v
+		}
+		target := lookupPointer(root, ref)
+		if ref == "#" {
+			target = root
+		}
+		if target == nil || target == v {
+			return v
+		}
+		v = target
+	}
+	return v
+}
+
+func typeSet(v *Value) []string {
+	t := v.Get("type")
+	switch {
+	case t == nil:
+		return nil
+	case t.Kind == KindString:
+		return []string{t.Str}
+	case t.Kind == KindArray:
+		var out []string
+		for _, x := range t.Arr {
+			if x.Kind == KindString {
+				out = append(out, x.Str)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	return nil
+}
+
+// accepts reports whether a schema of types set accepts JSON type t.
+func accepts(set []string, t string) bool {
+	for _, s := range set {
+		if s == t || (s == "number" && t == "integer") {
+			return true
+		}
+	}
+	return false
+}
+
+func requiredSet(v *Value) map[string]bool {
+	out := map[string]bool{}
+	if r := v.Get("required"); r != nil && r.Kind == KindArray {
+		for _, x := range r.Arr {
+			if x.Kind == KindString {
+				out[x.Str] = true
+			}
+		}
+	}
+	return out
+}
+
+func closed(v *Value) bool {
+	ap := v.Get("additionalProperties")
+	return ap != nil && ap.Kind == KindBool && !ap.Bool
+}
+
+func (s *schemaDiff) compare(field, label string, before, after *Value, depth int) {
+	before, after = resolve(s.beforeRoot, before), resolve(s.afterRoot, after)
+	if before == nil || after == nil || depth > maxSchemaDepth {
+		return
+	}
+	key := [2]*Value{before, after}
+	if s.visited[key] {
+		return
+	}
+	s.visited[key] = true
+	add := func(field, severity, description string, b, a *Value) {
+		s.d.add(s.category, field, severity, description, b, a)
+	}
+	if before.Kind == KindBool || after.Kind == KindBool {
+		if !sameValue(before, after) {
+			severity := "BREAKING"
+			if after.Kind == KindBool && after.Bool {
+				severity = "SAFE"
+			}
+			add(field, severity, "Schema of "+label+" changed", before, after)
+		}
+		return
+	}
+
+	// Types.
+	bt, at := typeSet(before), typeSet(after)
+	if !sameValue(before.Get("type"), after.Get("type")) {
+		switch {
+		case len(bt) == 0:
+			add(field+".type", "BREAKING", "Type of "+label+" narrowed to "+strings.Join(at, " or "), nil, after.Get("type"))
+		case len(at) == 0:
+			add(field+".type", "SAFE", "Type of "+label+" no longer restricted", before.Get("type"), nil)
+		default:
+			narrowed, widened := false, false
+			for _, t := range bt {
+				if !accepts(at, t) {
+					narrowed = true
+				}
+			}
+			for _, t := range at {
+				if !accepts(bt, t) {
+					widened = true
+				}
+			}
+			switch {
+			case !narrowed && !widened:
+				// The same set of types written differently: no change.
+			case narrowed && widened:
+				add(field+".type", "BREAKING", "Type of "+label+" changed from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), before.Get("type"), after.Get("type"))
+			case narrowed:
+				add(field+".type", "BREAKING", "Type of "+label+" narrowed from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), before.Get("type"), after.Get("type"))
+			default:
+				add(field+".type", "SAFE", "Type of "+label+" widened from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), before.Get("type"), after.Get("type"))
+			}
+		}
+	}
+
+	// Object properties.
+	bp, ap := before.Get("properties"), after.Get("properties")
+	br, ar := requiredSet(before), requiredSet(after)
+	if bp != nil {
+		for _, m := range bp.Members {
+			sub := field + "." + m.Key
+			if ap.Get(m.Key) == nil {
+				add(sub, "BREAKING", "Property "+strconv.Quote(m.Key)+" of "+label+" was removed", m.Value, nil)
+				continue
+			}
+			if ar[m.Key] && !br[m.Key] {
+				add(sub, "BREAKING", "Property "+strconv.Quote(m.Key)+" of "+label+" is now required", nil, nil)
+			} else if br[m.Key] && !ar[m.Key] {
+				add(sub, "SAFE", "Property "+strconv.Quote(m.Key)+" of "+label+" is no longer required", nil, nil)
+			}
+			s.compare(sub, strconv.Quote(m.Key), m.Value, ap.Get(m.Key), depth+1)
+		}
+	}
+	if ap != nil {
+		for _, m := range ap.Members {
+			if bp.Get(m.Key) != nil {
+				continue
+			}
+			if ar[m.Key] {
+				add(field+"."+m.Key, "BREAKING", "Required property "+strconv.Quote(m.Key)+" was added to "+label, nil, m.Value)
+			} else {
+				add(field+"."+m.Key, "SAFE", "Optional property "+strconv.Quote(m.Key)+" was added to "+label, nil, m.Value)
+			}
+		}
+	}
+	for name := range ar {
+		if !br[name] && bp.Get(name) == nil && ap.Get(name) == nil {
+			add(field+"."+name, "BREAKING", "Property "+strconv.Quote(name)+" of "+label+" is now required", nil, nil)
+		}
+	}
+	if closed(after) && !closed(before) {
+		add(field+".additionalProperties", "BREAKING", "Unknown properties of "+label+" are no longer accepted", before.Get("additionalProperties"), after.Get("additionalProperties"))
+	} else if closed(before) && !closed(after) {
+		add(field+".additionalProperties", "SAFE", "Unknown properties of "+label+" are now accepted", before.Get("additionalProperties"), after.Get("additionalProperties"))
+	}
+
+	// Values.
+	s.enum(field, label, before.Get("enum"), after.Get("enum"))
+	if b, a := before.Get("const"), after.Get("const"); !sameValue(b, a) {
+		severity := "BREAKING"
+		if a == nil {
+			severity = "SAFE"
+		}
+		add(field+".const", severity, "Constant value of "+label+" changed", b, a)
+	}
+
+	// Bounds: a raised minimum or a lowered maximum tightens.
+	for _, kw := range []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"} {
+		s.bound(field, label, kw, before.Get(kw), after.Get(kw), true)
+	}
+	for _, kw := range []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"} {
+		s.bound(field, label, kw, before.Get(kw), after.Get(kw), false)
+	}
+	for _, kw := range []string{"pattern", "format", "multipleOf"} {
+		if b, a := before.Get(kw), after.Get(kw); !sameValue(b, a) {
+			severity := "RISKY"
+			verb := "changed"
+			if a == nil {
+				severity, verb = "SAFE", "was removed"
+			} else if b == nil {
+				verb = "was added"
+			}
+			add(field+"."+kw, severity, strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" "+verb, b, a)
+		}
+	}
+	if b, a := before.Get("default"), after.Get("default"); !sameValue(b, a) {
+		add(field+".default", "RISKY", "Default of "+label+" changed", b, a)
+	}
+	for _, kw := range []string{"title", "description"} {
+		if b, a := before.Get(kw), after.Get(kw); depth > 0 && !sameValue(b, a) {
+			add(field+"."+kw, "COSMETIC", strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" changed", b, a)
+		}
+	}
+
+	// Nested schemas.
+	if bi, ai := before.Get("items"), after.Get("items"); bi != nil && ai != nil {
+		s.compare(field+".items", "the items of "+label, bi, ai, depth+1)
+	}
+	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+		b, a := before.Get(kw), after.Get(kw)
+		if b == nil || a == nil || b.Kind != KindArray || a.Kind != KindArray {
+			if !sameValue(b, a) {
+				add(field+"."+kw, "RISKY", strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" changed", b, a)
+			}
+			continue
+		}
+		if len(b.Arr) != len(a.Arr) {
+			add(field+"."+kw, "RISKY", "Alternatives of "+label+" changed", b, a)
+			continue
+		}
+		for i := range b.Arr {
+			s.compare(field+"."+kw+"."+strconv.Itoa(i), label, b.Arr[i], a.Arr[i], depth+1)
+		}
+	}
+}
+
+func (s *schemaDiff) enum(field, label string, before, after *Value) {
+	if sameValue(before, after) {
+		return
+	}
+	switch {
+	case after == nil:
+		s.d.add(s.category, field+".enum", "SAFE", "Allowed values of "+label+" are no longer restricted", before, nil)
+		return
+	case before == nil || before.Kind != KindArray || after.Kind != KindArray:
+		s.d.add(s.category, field+".enum", "BREAKING", "Allowed values of "+label+" are now restricted", before, after)
+		return
+	}
+	in := func(set *Value, v *Value) bool {
+		for _, x := range set.Arr {
+			if sameValue(x, v) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range before.Arr {
+		if !in(after, v) {
+			s.d.add(s.category, field+".enum", "BREAKING", "Value "+string(appendJSONValue(nil, v))+" of "+label+" is no longer allowed", v, nil)
+		}
+	}
+	for _, v := range after.Arr {
+		if !in(before, v) {
+			s.d.add(s.category, field+".enum", "SAFE", "Value "+string(appendJSONValue(nil, v))+" of "+label+" is now allowed", nil, v)
+		}
+	}
+}
+
+// bound compares a numeric keyword; lower says a larger value tightens.
+func (s *schemaDiff) bound(field, label, kw string, before, after *Value, lower bool) {
+	if sameValue(before, after) {
+		return
+	}
+	num := func(v *Value) (float64, bool) { return v.numOK() }
+	b, bok := num(before)
+	a, aok := num(after)
+	var tightened bool
+	switch {
+	case !aok:
+		tightened = false // removed
+	case !bok:
+		tightened = true // added
+	case lower:
+		tightened = a > b
+	default:
+		tightened = a < b
+	}
+	severity, verb := "SAFE", "loosened"
+	if tightened {
+		severity, verb = "RISKY", "tightened"
+	}
+	desc := kw + " of " + label + " " + verb
+	if bok && aok {
+		desc += " from " + FormatNumber(b) + " to " + FormatNumber(a)
+	}
+	s.d.add(s.category, field+"."+kw, severity, upper(desc), before, after)
+}
+
+func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+func (v *Value) numOK() (float64, bool) {
+	if v == nil || v.Kind != KindNumber {
+		return 0, false
+	}
+	return v.Num, true
+}
+
+// maxSeverity is the first delta's severity (they are sorted), or "".
+func maxSeverity(deltas []Delta) string {
+	if len(deltas) == 0 {
+		return ""
+	}
+	return deltas[0].Severity
+}
+
+func writeDeltas(w *jsonWriter, deltas []Delta) {
+	w.byte('[')
+	for i, d := range deltas {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.raw(`{"category":`)
+		w.str(d.Category)
+		w.raw(`,"field":`)
+		w.str(d.Field)
+		w.raw(`,"severity":`)
+		w.str(d.Severity)
+		w.raw(`,"description":`)
+		w.str(d.Description)
+		w.raw(`,"before":`)
+		writeOptionalString(w, d.Before)
+		w.raw(`,"after":`)
+		writeOptionalString(w, d.After)
+		w.byte('}')
+	}
+	w.byte(']')
+}
+
+func callContractDiff(input []byte) ([]byte, *abi.Error) {
+	r, err := decodeRequest("contract_diff", input, "before", "after")
+	if err != nil {
+		return nil, err
+	}
+	before, err := r.readContract("before", r.obj.Get("before"))
+	if err != nil {
+		return nil, err
+	}
+	after, err := r.readContract("after", r.obj.Get("after"))
+	if err != nil {
+		return nil, err
+	}
+	deltas := cachedDiff(before, after)
+	w := jsonWriter{}
+	w.raw(`{"deltas":`)
+	writeDeltas(&w, deltas)
+	w.raw(`,"maxSeverity":`)
+	if sev := maxSeverity(deltas); sev == "" {
+		w.raw("null")
+	} else {
+		w.str(sev)
+	}
+	w.raw(`,"backwardsCompatible":`)
+	w.boolean(maxSeverity(deltas) != "BREAKING")
+	w.byte('}')
+	return w.b, nil
+}
+
+// diffCache keeps diffs by the digests of their two contracts.
+var diffCache = struct {
+	sync.Mutex
+	byDigests map[[2]string][]Delta
+}{byDigests: map[[2]string][]Delta{}}
+
+func cachedDiff(before, after *lockfile) []Delta {
+	key := [2]string{before.digest, after.digest}
+	diffCache.Lock()
+	deltas, ok := diffCache.byDigests[key]
+	diffCache.Unlock()
+	if ok {
+		return deltas
+	}
+	deltas = diffContracts(before, after)
+	diffCache.Lock()
+	if len(diffCache.byDigests) >= 64 {
+		diffCache.byDigests = map[[2]string][]Delta{}
+	}
+	diffCache.byDigests[key] = deltas
+	diffCache.Unlock()
+	return deltas
+}
