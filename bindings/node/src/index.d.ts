@@ -1,0 +1,193 @@
+// Types of the toolerr package (hand-written; src/*.js is the code).
+
+/** One text block of an MCP CallToolResult. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+/** An MCP CallToolResult as toolerr.wasm renders it. */
+export interface CallToolResult {
+  content: TextContent[];
+  isError: boolean;
+  [key: string]: unknown;
+}
+
+/** Any MCP CallToolResult, as a client receives it. */
+export interface AnyCallToolResult {
+  content?: ReadonlyArray<{ type: string; text?: string }>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export type Severity = 'error' | 'critical' | 'warning';
+export type DetailValue = string | number | boolean;
+export type Details = Record<string, DetailValue> | Map<string, DetailValue>;
+
+/** The options of toolError(code, options). */
+export interface ToolErrorOptions {
+  message: string;
+  suggestion?: string;
+  availableActions?: string[];
+  severity?: Severity;
+  details?: Details;
+  retryAfter?: number;
+}
+
+/** A delta of a behavioural contract, for contract awareness. */
+export interface ContractDelta {
+  category?: string;
+  field: string;
+  severity: 'BREAKING' | 'RISKY' | 'SAFE' | 'COSMETIC';
+  description: string;
+  before?: string | null;
+  after?: string | null;
+}
+
+export interface Contract {
+  tool: string;
+  action?: string;
+  deltas: ContractDelta[];
+  maxDeltas?: number;
+  includeAllSeverities?: boolean;
+}
+
+export interface ToolErrorEnvelope {
+  kind: 'tool_error';
+  code: string;
+  severity: Severity;
+  isError: boolean;
+  message: string;
+  recovery: string | null;
+  availableActions: string[];
+  /** The text each detail shows, in order: a number 1.5 comes back as "1.5". */
+  details: Record<string, string>;
+  retryAfter: number | null;
+}
+
+export interface ContractChanges {
+  tool: string;
+  action: string;
+  changeCount: number;
+  maxSeverity: string;
+  changes: Array<{ severity: string; field: string; description: string; before: string | null; after: string | null }>;
+}
+
+export interface ValidationErrorEnvelope {
+  kind: 'validation_error';
+  action: string;
+  fields: Array<{ name: string; message: string }>;
+  recovery: string | null;
+  contract: ContractChanges | null;
+}
+
+export type Envelope = ToolErrorEnvelope | ValidationErrorEnvelope;
+
+export type ValidateResult = { valid: true } | { valid: false; result: CallToolResult };
+
+export interface Describe {
+  abiVersion: string;
+  version: string;
+  exports: string[];
+  codes: string[];
+  severities: Severity[];
+  limits: { maxRequestBytes: number; maxDepth: number };
+}
+
+/** A failed call into toolerr.wasm; code is the ABI code (INVALID_REQUEST, REQUEST_TOO_LARGE, INTERNAL, TRAP). */
+export class ToolerrError extends Error {
+  constructor(code: string, message: string);
+  readonly name: 'ToolerrError';
+  readonly code: string;
+}
+
+/** A tool's failure as a client sees it, parsed from an isError result. */
+export class ClientError extends Error {
+  readonly name: 'ClientError';
+  readonly kind: 'tool_error' | 'validation_error' | null;
+  /** VALIDATION_ERROR for a validation error; UNKNOWN when the result holds no envelope. */
+  readonly code: string;
+  readonly severity: Severity;
+  readonly recovery: string | null;
+  readonly availableActions: string[];
+  readonly details: Record<string, string>;
+  readonly retryAfter: number | null;
+  /** Of a validation error. */
+  readonly action: string | null;
+  readonly fields: Array<{ name: string; message: string }>;
+  readonly contract: ContractChanges | null;
+  readonly raw: AnyCallToolResult;
+}
+
+/**
+ * A tool error under construction. It is a PromiseLike<CallToolResult>
+ * (await it, or return it from a handler: no build()) and an Error (throw
+ * it from a wrapped handler).
+ */
+export class ToolErrorBuilder extends Error implements PromiseLike<CallToolResult> {
+  readonly name: 'ToolErrorBuilder';
+  readonly code: string;
+  suggest(suggestion: string): this;
+  actions(...names: Array<string | string[]>): this;
+  severity(severity: Severity): this;
+  details(entries: Details): this;
+  details(key: string, value: DetailValue): this;
+  retryAfter(seconds: number): this;
+  /** The tool_error request built so far (details as a Map, in order). */
+  readonly request: { code: string; message?: string; [key: string]: unknown };
+  render(toolerr?: Toolerr): Promise<CallToolResult>;
+  then<T = CallToolResult, E = never>(
+    onFulfilled?: ((value: CallToolResult) => T | PromiseLike<T>) | null,
+    onRejected?: ((reason: unknown) => E | PromiseLike<E>) | null,
+  ): Promise<T | E>;
+}
+
+/** A tool handler: any arguments, a result or a promise of one. */
+export type Handler<A extends unknown[], R> = (...args: A) => R | PromiseLike<R>;
+
+/** A loaded toolerr.wasm. Calls are serialized per instance. */
+export class Toolerr {
+  private constructor();
+  /** Runs an export on a raw request (string or bytes, sent as is) or a value (encoded as JSON); the response JSON text. */
+  call(exportName: string, request?: unknown): Promise<string>;
+  callJSON<T = unknown>(exportName: string, request?: unknown): Promise<T>;
+  describe(): Promise<Describe>;
+  close(): Promise<void>;
+  toolError(code: string, options: ToolErrorOptions | string): ToolErrorBuilder;
+  error(code: string, message: string): ToolErrorBuilder;
+  simpleError(message: string, code?: string): Promise<CallToolResult>;
+  required(field: string): Promise<CallToolResult>;
+  internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+  rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
+  serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
+  formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
+  validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
+  escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
+  parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
+  wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
+  throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
+}
+
+/** The ABI major version this binding speaks. */
+export const ABI_MAJOR: 1;
+
+/** Loads a module (by default the bundled copy), checking its sha256 and ABI major. */
+export function load(options?: { wasm?: Uint8Array; sha256?: string }): Promise<Toolerr>;
+/** The shared Toolerr behind the module-level functions. */
+export function defaultToolerr(): Promise<Toolerr>;
+
+export function call(exportName: string, request?: unknown): Promise<string>;
+export function describe(): Promise<Describe>;
+export function toolError(code: string, options: ToolErrorOptions | string): ToolErrorBuilder;
+export function error(code: string, message: string): ToolErrorBuilder;
+export function simpleError(message: string, code?: string): Promise<CallToolResult>;
+export function required(field: string): Promise<CallToolResult>;
+export function internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+export function rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
+export function serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
+export function formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
+export function validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
+export function escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
+export function parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
+export function wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
+export function throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;

@@ -1,0 +1,60 @@
+// toolerr: MCP Fusion's error contract for Node, from the one toolerr.wasm.
+//
+// The functions exported here run on a shared Toolerr that loads the
+// bundled module on first use; load() gives a Toolerr of your own.
+import { ToolErrorBuilder } from './builder.js';
+import { defaultToolerr } from './default.js';
+import { markRendered } from './toolerr.js';
+
+export { ABI_MAJOR, Toolerr, load } from './toolerr.js';
+export { ClientError, ToolerrError } from './errors.js';
+export { ToolErrorBuilder } from './builder.js';
+export { defaultToolerr } from './default.js';
+
+const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);
+const sharedRendered = (method) => (...args) => markRendered(shared(method)(...args));
+
+/** call runs an export on a raw (string) or JSON request; the response JSON text. */
+export const call = shared('call');
+/** describe returns what the module says of itself. */
+export const describe = shared('describe');
+/** simpleError renders the reference's error(): message and optional code. */
+export const simpleError = sharedRendered('simpleError');
+/** required renders MISSING_REQUIRED_FIELD for a field. */
+export const required = sharedRendered('required');
+/** internalError renders INTERNAL_ERROR, prefixed [tool/action]. */
+export const internalError = sharedRendered('internalError');
+/** rateLimited renders RATE_LIMITED. */
+export const rateLimited = sharedRendered('rateLimited');
+/** serverBusy renders SERVER_BUSY. */
+export const serverBusy = sharedRendered('serverBusy');
+/** formatValidation renders a <validation_error> from validator issues. */
+export const formatValidation = sharedRendered('formatValidation');
+/** validate checks args against a JSON Schema: {valid: true} or {valid: false, result}. */
+export const validate = shared('validate');
+/** escape escapes text for XML content or an attribute. */
+export const escape = shared('escape');
+/** parse reads the first envelope of a text or a CallToolResult; null when none. */
+export const parse = shared('parse');
+/** throwOnError returns a successful result and throws a failed one as a ClientError. */
+export const throwOnError = shared('throwOnError');
+
+/** toolError starts a <tool_error>: await it for the CallToolResult, or throw it in a wrapped handler. */
+export function toolError(code, options = {}) {
+  if (typeof options === 'string') options = { message: options };
+  return new ToolErrorBuilder(code, undefined, undefined)._assign(options);
+}
+
+/** error starts the fluent builder: error(code, message).suggest().actions().severity().details().retryAfter(). */
+export function error(code, message) {
+  return new ToolErrorBuilder(code, message, undefined);
+}
+
+/** wrap guards a tool handler: thrown tool errors pass intact, anything else becomes INTERNAL_ERROR. */
+export function wrap(tool, handler) {
+  let wrapped = null;
+  return async (...args) => {
+    wrapped ??= (await defaultToolerr()).wrap(tool, handler);
+    return wrapped(...args);
+  };
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# test.sh installs the Node binding and the Node billing server from their
+# committed lockfiles and runs every Node test. Runnable from any directory;
+# `make test` calls it.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export CI="${CI:-true}"
+
+bash "$repo/examples/node/prepare.sh"
+
+echo "== bindings/node: the shipped wasm is plugin/toolerr.wasm"
+node "$repo/bindings/node/scripts/sync-wasm.mjs" --check
+
+# Both suites run even when the first fails; the script fails if either did.
+status=0
+echo "== bindings/node tests"
+(cd "$repo/bindings/node" && node --test test/) || status=1
+
+echo "== examples/node tests"
+(cd "$repo/examples/node" && node --test test/) || status=1
+
+exit "$status"

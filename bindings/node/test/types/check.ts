@@ -1,0 +1,30 @@
+// Compiled by test/types.test.mjs with tsc --noEmit: the shipped types
+// describe the API as the README uses it.
+import {
+  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError,
+  type CallToolResult, type Envelope, type ValidateResult,
+} from 'toolerr';
+
+export async function usage(): Promise<void> {
+  const t = await load();
+  const a: CallToolResult = await toolError('NOT_FOUND', { message: 'm', details: { id: 'x', n: 1 } });
+  const b: CallToolResult = await error('X', 'm').suggest('s').actions('a', 'b').severity('warning').details('k', true).retryAfter(5);
+  const handler = wrap('tool', async (id: string) => {
+    if (id === '') throw error('X', 'm');
+    return { content: [{ type: 'text' as const, text: id }] };
+  });
+  await handler('x');
+  const env: Envelope | null = await parse(a);
+  if (env?.kind === 'tool_error') env.details['k']?.toUpperCase();
+  const v: ValidateResult = await t.validate('tool', { type: 'object' }, {});
+  if (!v.valid) v.result.content[0].text.length;
+  try {
+    await throwOnError(b);
+  } catch (e) {
+    if (e instanceof ClientError) e.code.toLowerCase();
+    if (e instanceof ToolerrError) e.code.toLowerCase();
+  }
+  // @ts-expect-error severity is one of three
+  error('X', 'm').severity('fatal');
+  await t.close();
+}
