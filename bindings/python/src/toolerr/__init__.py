@@ -1,0 +1,88 @@
+"""toolerr: MCP Fusion's error contract from one WebAssembly module.
+
+Every envelope is rendered, and every envelope parsed, by ``toolerr.wasm``,
+the same bytes the Go, Node and Rust hosts load; this package builds
+requests, calls the module through Extism, and wraps the responses as the
+``mcp`` package's ``CallToolResult``.
+
+The module-level functions use one process-wide module, loaded (sha256 and
+ABI major checked) on first use; :class:`Toolerr` loads another, and every
+function takes ``module=`` to use it.
+"""
+
+from ._api import (
+    ClientError,
+    Envelope,
+    ErrorBuilder,
+    ToolErrorEnvelope,
+    ToolErrorException,
+    ValidationErrorEnvelope,
+    ValidationField,
+    call_tool,
+    check_result,
+    error,
+    escape,
+    format_validation,
+    guard,
+    handle_exception,
+    internal_error,
+    parse,
+    rate_limited,
+    required,
+    server_busy,
+    simple_error,
+    to_call_tool_result,
+    tool_error,
+    validate,
+)
+from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
+from ._errors import ToolerrError
+
+__version__ = "0.1.0"
+
+
+def call(export: str, request: Request = None) -> str:
+    """Run an export of the process-wide module; see :meth:`Toolerr.call`."""
+    return default().call(export, request)
+
+
+def describe() -> dict:  # type: ignore[type-arg]
+    """What the module says of itself: abiVersion, version, exports, codes,
+    severities, limits."""
+    return dict(default().description)
+
+
+__all__ = [
+    "ABI_MAJOR",
+    "ClientError",
+    "Envelope",
+    "ErrorBuilder",
+    "Request",
+    "ToolErrorEnvelope",
+    "ToolErrorException",
+    "Toolerr",
+    "ToolerrError",
+    "ValidationErrorEnvelope",
+    "ValidationField",
+    "WASI_OUTPUT_VARIABLE",
+    "__version__",
+    "call",
+    "call_tool",
+    "check_result",
+    "default",
+    "describe",
+    "error",
+    "escape",
+    "format_validation",
+    "guard",
+    "handle_exception",
+    "internal_error",
+    "parse",
+    "rate_limited",
+    "required",
+    "server_busy",
+    "simple_error",
+    "to_call_tool_result",
+    "tool_error",
+    "validate",
+]

@@ -1,0 +1,522 @@
+"""The idiomatic API: snake_case keywords in, MCP results and dataclasses out.
+
+Every function builds an ABI request (camelCase fields), calls the module and
+wraps its response. No rendering, escaping, parsing or number formatting
+happens here: numbers go to the module as JSON numbers and it writes them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, overload
+
+from mcp_types import CallToolResult, TextContent
+
+from ._engine import Toolerr, default
+from ._errors import ToolerrError
+
+if TYPE_CHECKING:
+    import pydantic
+
+Severity = Literal["error", "critical", "warning"]
+DetailValue = Union[str, int, float, bool]
+
+__all__ = [
+    "ClientError",
+    "ErrorBuilder",
+    "ToolErrorEnvelope",
+    "ToolErrorException",
+    "ValidationErrorEnvelope",
+    "ValidationField",
+    "call_tool",
+    "check_result",
+    "error",
+    "escape",
+    "format_validation",
+    "guard",
+    "handle_exception",
+    "internal_error",
+    "parse",
+    "rate_limited",
+    "required",
+    "server_busy",
+    "simple_error",
+    "tool_error",
+    "validate",
+]
+
+
+def _module(module: Toolerr | None) -> Toolerr:
+    return module if module is not None else default()
+
+
+def _result(module: Toolerr | None, export: str, request: Mapping[str, Any]) -> CallToolResult:
+    return to_call_tool_result(_module(module).call_json(export, request))
+
+
+def to_call_tool_result(response: Mapping[str, Any]) -> CallToolResult:
+    """Wrap the module's CallToolResult JSON in the ``mcp`` package's type."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=block["text"]) for block in response["content"]],
+        is_error=bool(response["isError"]),
+    )
+
+
+def _put(request: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        request[key] = value
+
+
+# --- rendering -------------------------------------------------------------
+
+
+def tool_error(
+    code: str,
+    message: str,
+    *,
+    suggestion: str | None = None,
+    available_actions: Sequence[str] | None = None,
+    severity: Severity | None = "error",
+    details: Mapping[str, DetailValue] | None = None,
+    retry_after: float | None = None,
+    module: Toolerr | None = None,
+) -> CallToolResult:
+    """Render a ``<tool_error>`` envelope. A warning comes back with
+    ``is_error`` False: it rides the success path. Details keep their order."""
+    return _result(
+        module,
+        "tool_error",
+        _tool_error_request(code, message, suggestion, available_actions, severity, details, retry_after),
+    )
+
+
+def _tool_error_request(
+    code: Any,
+    message: Any,
+    suggestion: Any = None,
+    available_actions: Any = None,
+    severity: Any = None,
+    details: Any = None,
+    retry_after: Any = None,
+) -> dict[str, Any]:
+    request: dict[str, Any] = {"code": code, "message": message}
+    _put(request, "suggestion", suggestion)
+    if available_actions is not None and not isinstance(available_actions, str):
+        available_actions = list(available_actions)
+    _put(request, "availableActions", available_actions)
+    _put(request, "severity", severity)
+    _put(request, "details", details)
+    _put(request, "retryAfter", retry_after)
+    return request
+
+
+def simple_error(message: str, code: str | None = None, *, module: Toolerr | None = None) -> CallToolResult:
+    """Render the reference's plain ``error()``: a message and, when given, a
+    code attribute."""
+    request: dict[str, Any] = {"message": message}
+    _put(request, "code", code)
+    return _result(module, "simple_error", request)
+
+
+def required(field: str, *, module: Toolerr | None = None) -> CallToolResult:
+    """Render MISSING_REQUIRED_FIELD for ``field``."""
+    return _result(module, "required_field", {"field": field})
+
+
+def internal_error(
+    message: str, *, tool: str | None = None, action: str | None = None, module: Toolerr | None = None
+) -> CallToolResult:
+    """Render INTERNAL_ERROR for an unmarked failure; its recovery tells the
+    model not to blindly retry."""
+    request: dict[str, Any] = {"message": message}
+    _put(request, "tool", tool)
+    _put(request, "action", action)
+    return _result(module, "internal_error", request)
+
+
+def rate_limited(
+    max: float,  # noqa: A002 - the ABI's name
+    window_seconds: float,
+    retry_after: float,
+    *,
+    key: str | None = None,
+    module: Toolerr | None = None,
+) -> CallToolResult:
+    """Render RATE_LIMITED: at most ``max`` calls per ``window_seconds``."""
+    request: dict[str, Any] = {"max": max, "windowSeconds": window_seconds, "retryAfter": retry_after}
+    _put(request, "key", key)
+    return _result(module, "rate_limited", request)
+
+
+def server_busy(tool: str, active: float, queued: float, *, module: Toolerr | None = None) -> CallToolResult:
+    """Render SERVER_BUSY for a concurrency guard that sheds load."""
+    return _result(module, "server_busy", {"tool": tool, "active": active, "queued": queued})
+
+
+def escape(text: str, context: Literal["content", "attribute"] = "content", *, module: Toolerr | None = None) -> str:
+    """Escape text for an XML element body or a double-quoted attribute."""
+    return str(_module(module).call_json("escape", {"text": text, "context": context})["text"])
+
+
+# --- validation --------------------------------------------------------------
+
+
+def _issues(issues: Any) -> Any:
+    """A pydantic ValidationError becomes its ``errors()`` as JSON data (via
+    its own JSON form, so inputs JSON cannot carry are already made safe)."""
+    if _is_validation_error(issues):
+        return json.loads(issues.json(include_url=False))
+    return issues
+
+
+def _is_validation_error(value: Any) -> bool:
+    try:
+        import pydantic_core
+    except ImportError:  # pragma: no cover - pydantic is a dependency of mcp-types
+        return False
+    return isinstance(value, pydantic_core.ValidationError)
+
+
+def format_validation(
+    action: str,
+    issues: pydantic.ValidationError | Sequence[Mapping[str, Any]],
+    args: Any = None,
+    dialect: str | None = "pydantic",
+    contract: Mapping[str, Any] | None = None,
+    *,
+    module: Toolerr | None = None,
+) -> CallToolResult:
+    """Render a ``<validation_error>`` from validator issues.
+
+    ``issues`` is a pydantic ``ValidationError`` or a list of issue objects
+    of ``dialect`` (``pydantic``, ``zod`` or ``jsonschema``); ``args`` is what
+    the model sent, echoed as ``You sent: ...``; ``contract`` is the ABI's
+    contract object (camelCase: ``tool, action, deltas, maxDeltas,
+    includeAllSeverities``)."""
+    request: dict[str, Any] = {"action": action, "issues": _issues(issues)}
+    _put(request, "args", args)
+    _put(request, "dialect", dialect)
+    _put(request, "contract", contract)
+    return _result(module, "format_validation", request)
+
+
+def validate(
+    action: str,
+    schema: Mapping[str, Any],
+    args: Any,
+    contract: Mapping[str, Any] | None = None,
+    *,
+    module: Toolerr | None = None,
+) -> CallToolResult | None:
+    """Check ``args`` against a JSON Schema in the module. Returns None when
+    they are valid, else the ``<validation_error>`` result to send back."""
+    request: dict[str, Any] = {"action": action, "schema": schema, "args": args}
+    _put(request, "contract", contract)
+    response = _module(module).call_json("validate", request)
+    if response.get("valid"):
+        return None
+    return to_call_tool_result(response["result"])
+
+
+# --- parsing ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolErrorEnvelope:
+    """A parsed ``<tool_error>``. Details come back as the text the envelope
+    shows, in order; ``retry_after`` in seconds."""
+
+    code: str
+    severity: str
+    is_error: bool
+    message: str
+    recovery: str | None
+    available_actions: list[str]
+    details: dict[str, str]
+    retry_after: float | None
+    raw: dict[str, Any] = field(repr=False, compare=False)
+    kind: Literal["tool_error"] = "tool_error"
+
+
+@dataclass(frozen=True)
+class ValidationField:
+    """One ``<field>`` of a validation error."""
+
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ValidationErrorEnvelope:
+    """A parsed ``<validation_error>``; ``contract`` is the parsed
+    ``<contract_awareness>`` block (ABI field names) or None."""
+
+    action: str
+    fields: list[ValidationField]
+    recovery: str | None
+    contract: dict[str, Any] | None
+    raw: dict[str, Any] = field(repr=False, compare=False)
+    kind: Literal["validation_error"] = "validation_error"
+
+
+Envelope = Union[ToolErrorEnvelope, ValidationErrorEnvelope]
+
+
+def _result_request(result: Any) -> dict[str, Any]:
+    """The ABI CallToolResult of an ``mcp`` result (or of its dict form):
+    its text blocks and isError."""
+    if isinstance(result, Mapping):
+        content = result.get("content") or []
+        is_error = result.get("isError", result.get("is_error", False))
+        blocks = [b for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
+        texts = [b.get("text") for b in blocks]
+    else:
+        content = getattr(result, "content", None) or []
+        is_error = getattr(result, "is_error", False)
+        texts = [getattr(b, "text", None) for b in content if getattr(b, "type", None) == "text"]
+    return {"content": [{"type": "text", "text": t} for t in texts], "isError": bool(is_error)}
+
+
+def parse(text_or_result: Any, *, module: Toolerr | None = None) -> Envelope | None:
+    """Read the first envelope in a text or in a CallToolResult's text
+    blocks; None when there is none."""
+    if isinstance(text_or_result, str):
+        request: dict[str, Any] = {"text": text_or_result}
+    else:
+        request = {"result": _result_request(text_or_result)}
+    envelope = _module(module).call_json("parse", request)["envelope"]
+    if envelope is None:
+        return None
+    if envelope["kind"] == "tool_error":
+        return ToolErrorEnvelope(
+            code=envelope["code"],
+            severity=envelope["severity"],
+            is_error=envelope["isError"],
+            message=envelope["message"],
+            recovery=envelope["recovery"],
+            available_actions=list(envelope["availableActions"]),
+            details=dict(envelope["details"]),
+            retry_after=envelope["retryAfter"],
+            raw=envelope,
+        )
+    return ValidationErrorEnvelope(
+        action=envelope["action"],
+        fields=[ValidationField(name=f["name"], message=f["message"]) for f in envelope["fields"]],
+        recovery=envelope["recovery"],
+        contract=envelope["contract"],
+        raw=envelope,
+    )
+
+
+# --- raising: the handler's side ------------------------------------------------
+
+
+class ToolErrorException(Exception):
+    """A tool error a handler raises on purpose. :func:`guard` and
+    :func:`handle_exception` render it intact (unlike any other exception,
+    which becomes INTERNAL_ERROR)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        suggestion: str | None = None,
+        available_actions: Sequence[str] | None = None,
+        severity: Severity | None = "error",
+        details: Mapping[str, DetailValue] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self._request = _tool_error_request(
+            code, message, suggestion, available_actions, severity, details, retry_after
+        )
+
+    def request(self) -> dict[str, Any]:
+        """The ``tool_error`` request built so far (ABI field names)."""
+        return dict(self._request)
+
+    def render(self, *, module: Toolerr | None = None) -> CallToolResult:
+        """Render the envelope."""
+        return _result(module, "tool_error", self._request)
+
+
+class ErrorBuilder(ToolErrorException):
+    """A tool error under construction, and an exception in its own right::
+
+        raise toolerr.error("NOT_FOUND", "No invoice with that ID") \\
+            .suggest("List invoices first, then retry with a real ID") \\
+            .actions("billing.list_invoices") \\
+            .details(requestedId=invoice_id)
+    """
+
+    def suggest(self, suggestion: str) -> ErrorBuilder:
+        """Set the recovery the model should follow."""
+        self._request["suggestion"] = suggestion
+        return self
+
+    def actions(self, *actions: str) -> ErrorBuilder:
+        """Append tools the model may call next."""
+        self._request.setdefault("availableActions", []).extend(actions)
+        return self
+
+    def severity(self, severity: Severity) -> ErrorBuilder:
+        """Set ``error``, ``critical`` or ``warning``."""
+        self._request["severity"] = severity
+        return self
+
+    def details(self, entries: Mapping[str, DetailValue] | None = None, /, **more: DetailValue) -> ErrorBuilder:
+        """Append details, in order: a mapping first, then keywords."""
+        target = self._request.setdefault("details", {})
+        for key, value in [*(entries or {}).items(), *more.items()]:
+            target.pop(key, None)  # a repeated key moves to the end, like the last write
+            target[key] = value
+        return self
+
+    def retry_after(self, seconds: float) -> ErrorBuilder:
+        """Set the seconds to wait before retrying."""
+        self._request["retryAfter"] = seconds
+        return self
+
+
+def error(code: str, message: str) -> ErrorBuilder:
+    """Start a tool error with its code and message (see :class:`ErrorBuilder`)."""
+    return ErrorBuilder(code, message, severity=None)
+
+
+def handle_exception(
+    exc: BaseException, tool: str, *, action: str | None = None, module: Toolerr | None = None
+) -> CallToolResult:
+    """The result for an exception a handler raised: a
+    :class:`ToolErrorException` (or a raised builder) rendered intact; any
+    other exception becomes INTERNAL_ERROR naming the tool, with the
+    exception's message and never its traceback."""
+    if isinstance(exc, ToolErrorException):
+        try:
+            return exc.render(module=module)
+        except ToolerrError as render_error:
+            message = f"tool error {exc.code} could not be rendered: {render_error}"
+            return internal_error(message, tool=tool, action=action, module=module)
+    message = str(exc) or type(exc).__name__
+    return internal_error(message, tool=tool, action=action, module=module)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None) -> Callable[[F], F]:
+    """Decorate a tool handler (sync or async) so that whatever it raises
+    reaches the model as an envelope (see :func:`handle_exception`)."""
+
+    def decorate(handler: F) -> F:
+        if inspect.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await handler(*args, **kwargs)
+                except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+                    return handle_exception(exc, tool, action=action, module=module)
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(handler)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return handler(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+                return handle_exception(exc, tool, action=action, module=module)
+
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+# --- the client's side ------------------------------------------------------------
+
+
+class ClientError(Exception):
+    """A tool's failure as a client sees it: the parsed envelope of an
+    isError result. A validation error has code VALIDATION_ERROR and its
+    ``fields``; a result without an envelope has code UNKNOWN and its text as
+    message. ``raw`` is the result itself."""
+
+    def __init__(
+        self,
+        *,
+        kind: str | None,
+        code: str,
+        message: str,
+        severity: str = "error",
+        recovery: str | None = None,
+        available_actions: list[str] | None = None,
+        details: dict[str, str] | None = None,
+        retry_after: float | None = None,
+        fields: list[ValidationField] | None = None,
+        raw: Any = None,
+    ) -> None:
+        text = f"{code}: {message}"
+        if recovery is not None:
+            text += f" (recovery: {recovery})"
+        super().__init__(text)
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.severity = severity
+        self.recovery = recovery
+        self.available_actions = available_actions or []
+        self.details = details or {}
+        self.retry_after = retry_after
+        self.fields = fields or []
+        self.raw = raw
+
+
+@overload
+def check_result(result: CallToolResult, *, module: Toolerr | None = None) -> CallToolResult: ...
+@overload
+def check_result(result: Any, *, module: Toolerr | None = None) -> Any: ...
+def check_result(result: Any, *, module: Toolerr | None = None) -> Any:
+    """Return a successful result (warnings included) as it is; raise
+    :class:`ClientError` for an isError result, parsed from its envelope."""
+    abi_result = _result_request(result)
+    if not abi_result["isError"]:
+        return result
+    envelope = parse(result, module=module)
+    if envelope is None:
+        text = "\n".join(block["text"] for block in abi_result["content"] if isinstance(block["text"], str))
+        raise ClientError(kind=None, code="UNKNOWN", message=text, raw=result)
+    if isinstance(envelope, ToolErrorEnvelope):
+        raise ClientError(
+            kind=envelope.kind,
+            code=envelope.code,
+            message=envelope.message,
+            severity=envelope.severity,
+            recovery=envelope.recovery,
+            available_actions=envelope.available_actions,
+            details=envelope.details,
+            retry_after=envelope.retry_after,
+            raw=result,
+        )
+    names = ", ".join(f.name for f in envelope.fields)
+    raise ClientError(
+        kind=envelope.kind,
+        code="VALIDATION_ERROR",
+        message=f"invalid arguments for {envelope.action}: {names}",
+        recovery=envelope.recovery,
+        fields=envelope.fields,
+        raw=result,
+    )
+
+
+async def call_tool(
+    session: Any, name: str, arguments: Mapping[str, Any] | None = None, *, module: Toolerr | None = None
+) -> CallToolResult:
+    """``await session.call_tool(name, arguments)``, then :func:`check_result`."""
+    result = await session.call_tool(name, dict(arguments) if arguments is not None else None)
+    return check_result(result, module=module)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The Python tests `make test` runs: the binding (vectors, batch, API,
+# threads, README) and the Python example server, in the virtual
+# environment venv.sh creates and fills from pinned requirements.
+# Runnable from any directory; extra arguments go to pytest.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+venv="${TOOLERR_VENV:-$root/.venv}"
+
+bash "$here/venv.sh"
+
+cd "$root"
+export PYTHONDONTWRITEBYTECODE=1
+status=0
+# -p no:cacheprovider: no .pytest_cache written into the work tree.
+"$venv/bin/python" -m pytest -p no:cacheprovider --rootdir "$root" -q \
+  bindings/python/tests examples/python/tests "$@" || status=$?
+case "$status" in
+  0) ;;
+  5) echo "test.sh: pytest collected no tests" >&2; exit 1 ;;
+  *) exit "$status" ;;
+esac

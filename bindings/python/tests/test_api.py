@@ -1,0 +1,187 @@
+"""The idiomatic API: results, the builder, raising, parsing, ClientError."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import toolerr
+from mcp_types import CallToolResult, TextContent
+
+NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
+<message>No invoice with that ID</message>
+<recovery>List invoices first, then retry with a real ID</recovery>
+<available_actions>
+  <action>billing.list_invoices</action>
+</available_actions>
+<details>
+  <detail key="requestedId">inv_999</detail>
+</details>
+</tool_error>"""
+
+RATE_LIMITED = """<tool_error code="RATE_LIMITED" severity="error">
+<message>Rate limit exceeded. Maximum 3 requests per 60s window.</message>
+<recovery>Wait 60 seconds before retrying. Current key: "billing.pay_invoice".</recovery>
+<retry_after>60 seconds</retry_after>
+</tool_error>"""
+
+INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
+<message>[billing.export_invoices] exporter backend unavailable</message>
+<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
+</tool_error>"""
+
+FORBIDDEN = """<tool_error code="FORBIDDEN" severity="critical">
+<message>Voiding invoices requires the billing-admin role</message>
+</tool_error>"""
+
+
+def text(result: CallToolResult) -> str:
+    assert len(result.content) == 1
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_tool_error_is_an_mcp_call_tool_result() -> None:
+    result = toolerr.tool_error(
+        "NOT_FOUND",
+        "No invoice with that ID",
+        suggestion="List invoices first, then retry with a real ID",
+        available_actions=["billing.list_invoices"],
+        details={"requestedId": "inv_999"},
+    )
+    assert isinstance(result, CallToolResult)
+    assert result.is_error is True
+    assert text(result) == NOT_FOUND
+
+
+def test_numbers_are_written_by_the_module() -> None:
+    result = toolerr.tool_error("X", "m", details={"b": 30.0, "a": 1.5, "c": 75, "d": True}, retry_after=30.0)
+    assert text(result) == (
+        '<tool_error code="X" severity="error">\n<message>m</message>\n<details>\n'
+        '  <detail key="b">30</detail>\n  <detail key="a">1.5</detail>\n'
+        '  <detail key="c">75</detail>\n  <detail key="d">true</detail>\n</details>\n'
+        "<retry_after>30 seconds</retry_after>\n</tool_error>"
+    )
+
+
+def test_warning_rides_the_success_path() -> None:
+    result = toolerr.tool_error("DEPRECATED", "page_size is deprecated; use limit", severity="warning")
+    assert result.is_error is False
+
+
+def test_helpers() -> None:
+    assert text(toolerr.rate_limited(3, 60, 60, key="billing.pay_invoice")) == RATE_LIMITED
+    assert text(toolerr.internal_error("exporter backend unavailable", tool="billing.export_invoices")) == INTERNAL
+    assert text(toolerr.simple_error("m")) == "<tool_error>\n<message>m</message>\n</tool_error>"
+    assert text(toolerr.simple_error("m", "X")) == '<tool_error code="X">\n<message>m</message>\n</tool_error>'
+    required = text(toolerr.required("project_id"))
+    assert required.startswith('<tool_error code="MISSING_REQUIRED_FIELD">\n<message>Required field "project_id" is missing.')
+    busy = text(toolerr.server_busy("t", 4.0, 2))
+    assert "(4 active, 2 queued)" in busy
+    assert toolerr.escape("a<b>&", "content") == "a&lt;b>&amp;"
+    assert toolerr.escape("\"'<>&", "attribute") == "&quot;&apos;&lt;&gt;&amp;"
+
+
+def test_builder_matches_keywords() -> None:
+    built = (
+        toolerr.error("NOT_FOUND", "No invoice with that ID")
+        .suggest("List invoices first, then retry with a real ID")
+        .actions("billing.list_invoices")
+        .details(requestedId="inv_999")
+    )
+    assert text(built.render()) == NOT_FOUND
+    assert built.request() == {
+        "code": "NOT_FOUND",
+        "message": "No invoice with that ID",
+        "suggestion": "List invoices first, then retry with a real ID",
+        "availableActions": ["billing.list_invoices"],
+        "details": {"requestedId": "inv_999"},
+    }
+    full = toolerr.error("X", "m").severity("critical").details({"a": 1}, b="2").retry_after(5)
+    assert text(full.render()) == (
+        '<tool_error code="X" severity="critical">\n<message>m</message>\n<details>\n'
+        '  <detail key="a">1</detail>\n  <detail key="b">2</detail>\n</details>\n'
+        "<retry_after>5 seconds</retry_after>\n</tool_error>"
+    )
+
+
+def test_raised_tool_errors_pass_intact_and_others_become_internal() -> None:
+    @toolerr.guard("billing.void_invoice")
+    def void() -> CallToolResult:
+        raise toolerr.ToolErrorException(
+            "FORBIDDEN", "Voiding invoices requires the billing-admin role", severity="critical"
+        )
+
+    @toolerr.guard("billing.void_invoice")
+    def void_builder() -> CallToolResult:
+        raise toolerr.error("FORBIDDEN", "Voiding invoices requires the billing-admin role").severity("critical")
+
+    @toolerr.guard("billing.export_invoices")
+    async def export() -> CallToolResult:
+        raise RuntimeError("exporter backend unavailable")
+
+    assert text(void()) == FORBIDDEN
+    assert text(void_builder()) == FORBIDDEN
+    result = asyncio.run(export())
+    assert text(result) == INTERNAL
+    assert "Traceback" not in text(result)
+
+
+def test_unrenderable_tool_error_becomes_internal() -> None:
+    result = toolerr.handle_exception(toolerr.ToolErrorException("X", "m", severity="fatal"), "t")  # type: ignore[arg-type]
+    assert '<tool_error code="INTERNAL_ERROR"' in text(result)
+    assert "tool error X could not be rendered: INVALID_REQUEST: tool_error: " in text(result)
+
+
+def test_empty_exception_message_uses_its_type() -> None:
+    assert "<message>[t] KeyError</message>" in text(toolerr.handle_exception(KeyError(), "t"))
+
+
+def test_parse_round_trips() -> None:
+    envelope = toolerr.parse(NOT_FOUND)
+    assert isinstance(envelope, toolerr.ToolErrorEnvelope)
+    assert envelope.code == "NOT_FOUND"
+    assert envelope.available_actions == ["billing.list_invoices"]
+    assert envelope.details == {"requestedId": "inv_999"}
+    assert envelope.retry_after is None
+    assert toolerr.parse(toolerr.rate_limited(3, 60, 60)).retry_after == 60  # type: ignore[union-attr]
+    assert toolerr.parse("no envelope here") is None
+    as_dict = {"content": [{"type": "text", "text": FORBIDDEN}], "isError": True}
+    assert toolerr.parse(as_dict).severity == "critical"  # type: ignore[union-attr]
+
+
+def test_check_result_raises_client_error() -> None:
+    ok = CallToolResult(content=[TextContent(type="text", text="{}")], is_error=False)
+    assert toolerr.check_result(ok) is ok
+    failed = toolerr.rate_limited(3, 60, 60, key="billing.pay_invoice")
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(failed)
+    err = raised.value
+    assert (err.kind, err.code, err.severity) == ("tool_error", "RATE_LIMITED", "error")
+    assert err.retry_after == 60
+    assert err.recovery == 'Wait 60 seconds before retrying. Current key: "billing.pay_invoice".'
+    assert err.raw is failed
+    plain = CallToolResult(content=[TextContent(type="text", text="boom")], is_error=True)
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(plain)
+    assert (raised.value.code, raised.value.message, raised.value.kind) == ("UNKNOWN", "boom", None)
+
+
+def test_format_validation_reads_a_pydantic_error() -> None:
+    import pydantic
+
+    class Invoice(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(extra="forbid")
+        id: str = pydantic.Field(pattern=r"^inv_[0-9]{3}$")
+
+    args = {"id": "INV-1"}
+    with pytest.raises(pydantic.ValidationError) as raised:
+        Invoice.model_validate(args)
+    result = toolerr.format_validation("billing.get_invoice", raised.value, args)
+    assert result.is_error is True
+    assert text(result).startswith('<validation_error action="billing.get_invoice">\n<field name="id">')
+    assert "You sent: 'INV-1'." in text(result)
+    envelope = toolerr.parse(result)
+    assert isinstance(envelope, toolerr.ValidationErrorEnvelope)
+    assert [f.name for f in envelope.fields] == ["id"]
