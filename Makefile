@@ -1,28 +1,31 @@
-# toolerr — build and test. `make test` is what CI runs.
+# toolerr — build and test. `make test` is what CI runs (through .ci/run).
 
 GO ?= go
 # The toolchain that builds plugin/toolerr.wasm; another one gives other bytes.
 WASM_GO_VERSION := go1.26.8
 WASM_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
+# Copies of the module that bindings ship; `make wasm` writes them.
+WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
+	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
 
-.PHONY: all wasm wasm-check test test-go vet fmt-check tidy-check
+.PHONY: all bench wasm wasm-check test test-go test-node test-python test-rust prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
-# wasm rebuilds the committed artifact, its digest and its build record.
+# wasm rebuilds the committed artifact, its digest, its build record and the
+# bindings' copies.
 wasm:
 	@test "$$($(GO) env GOVERSION)" = "$(WASM_GO_VERSION)" || { echo "make wasm needs $(WASM_GO_VERSION), have $$($(GO) env GOVERSION)"; exit 1; }
 	CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o plugin/toolerr.wasm ./plugin/wasm
 	cd plugin && sha256sum toolerr.wasm > toolerr.wasm.sha256
+	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_FLAGS)' > plugin/toolerr.wasm.build
 	python3 bindings/python/scripts/sync_wasm.py
 	node bindings/node/scripts/sync-wasm.mjs
-	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_FLAGS)' > plugin/toolerr.wasm.build
 
-# wasm-check fails when the committed artifact is not what the sources build.
+# wasm-check fails when the committed artifact or a copy of it is not what
+# the sources build.
 wasm-check: wasm
-	git diff --exit-code -- plugin/toolerr.wasm plugin/toolerr.wasm.sha256 plugin/toolerr.wasm.build \
-		bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
-		bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
+	git diff --exit-code -- plugin/toolerr.wasm plugin/toolerr.wasm.sha256 plugin/toolerr.wasm.build $(WASM_COPIES)
 
 vet:
 	$(GO) vet ./...
@@ -38,4 +41,30 @@ tidy-check:
 test-go:
 	$(GO) test -count=1 ./...
 
-test: vet fmt-check test-go
+# prepare installs every language's dependencies from committed lockfiles
+# and pinned requirements, and builds the example servers.
+prepare:
+	bash examples/node/prepare.sh
+	bash bindings/python/venv.sh
+	$(GO) build -o bin/billing-go ./examples/go
+
+test-node: prepare
+	bash bindings/node/test.sh
+
+test-python: prepare
+	bash bindings/python/test.sh
+
+# conformance: every vector through every engine's batch command.
+conformance: prepare
+	$(GO) run ./tests/conformance
+
+# e2e: the same MCP session against every example server.
+e2e: prepare
+	$(GO) run ./tests/e2e -skip-prepare
+
+test: vet fmt-check test-go test-node test-python conformance e2e
+
+# bench measures every engine on the same requests and writes BENCHMARKS.md
+# and docs/bench.svg.
+bench: prepare
+	$(GO) run ./tests/bench

@@ -18,7 +18,7 @@ type extismEngine struct {
 }
 
 func newExtismEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (*extismEngine, error) {
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 		if err != nil {

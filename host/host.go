@@ -5,10 +5,12 @@
 // # Notes
 //   - A Host is safe for concurrent use: it pools module instances, one per
 //     concurrent call, up to Options.MaxInstances.
-//   - Every call takes a context.Context; its deadline, and the host's
-//     per-call timeout, stop a call that runs too long.
-//   - An instance that traps, times out or is cancelled is discarded; the
-//     next call gets a fresh one.
+//   - Every call takes a context.Context; when it ends, or the host's
+//     per-call timeout passes, the caller gets TIMEOUT or CANCELLED at
+//     once. The module call itself runs to its end (the request limit
+//     bounds it) and its instance is then discarded.
+//   - An instance that traps, or whose call was abandoned, is discarded;
+//     the next call gets a fresh one.
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
 //     module whose ABI major differs from abi.Major.
 package host
@@ -212,16 +214,57 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	out, err := inst.call(ctx, export, request)
+	if err := ctx.Err(); err != nil {
+		h.release(inst)
+		return nil, hostFailure(ctx, export, err)
+	}
+	var out []byte
+	if ctx.Done() == nil {
+		out, err = inst.call(ctx, export, request)
+	} else {
+		var abandoned bool
+		out, err, abandoned = h.callWatched(ctx, inst, export, request)
+		if abandoned {
+			return nil, hostFailure(ctx, export, ctx.Err())
+		}
+	}
 	var abiErr *abi.Error
 	if err != nil && (!errors.As(err, &abiErr) || abiErr.Cause != nil) {
-		// The instance trapped, timed out or was cancelled: its state is
-		// undefined, so it is dropped.
+		// The instance trapped: its state is undefined, so it is dropped.
 		h.discard(ctx, inst)
 		return nil, hostFailure(ctx, export, err)
 	}
 	h.release(inst)
 	return out, err
+}
+
+// callWatched runs the call on its own goroutine so that the caller can
+// stop waiting when ctx ends. A call cannot be interrupted inside the
+// module without compiling termination checks into every loop, which
+// makes every call several times slower; so an abandoned call runs to its
+// end (bounded by the request limit) and its instance is then dropped.
+// It still holds its instance slot until then, so MaxInstances bounds
+// abandoned calls too.
+func (h *Host) callWatched(ctx context.Context, inst instance, export string, request []byte) ([]byte, error, bool) {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := inst.call(context.WithoutCancel(ctx), export, request)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err, false
+	case <-ctx.Done():
+		go func() {
+			<-done
+			h.discard(context.Background(), inst)
+		}()
+		return nil, nil, true
+	}
 }
 
 // hostFailure types an engine failure by its cause.

@@ -22,7 +22,7 @@ type wazeroEngine struct {
 }
 
 func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (*wazeroEngine, error) {
-	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithCloseOnContextDone(true)
+	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 		if err != nil {

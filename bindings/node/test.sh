@@ -8,6 +8,14 @@ export CI="${CI:-true}"
 
 bash "$repo/examples/node/prepare.sh"
 
+# examples/node/test/cross-python.test.mjs drives the Python server: prepare
+# the Python side too unless it is (make test prepares both beforehand).
+venv="${TOOLERR_VENV:-$repo/.venv}"
+if ! "$venv/bin/python" -c 'import mcp, toolerr; toolerr.contract_diff' >/dev/null 2>&1; then
+  echo "== preparing the Python server for the cross-language test"
+  bash "$repo/bindings/python/venv.sh"
+fi
+
 echo "== bindings/node: the shipped wasm is plugin/toolerr.wasm"
 node "$repo/bindings/node/scripts/sync-wasm.mjs" --check
 

@@ -9,6 +9,9 @@
 // - The invoices live in memory and are reset when the process starts.
 // - Tool names, descriptions and inputSchemas are read from the canonical
 //   examples/schemas.json at start-up.
+// - At start-up the server diffs the older contract in
+//   examples/billing.lock.json against its own tools (contract_diff);
+//   validation errors on a changed tool carry what changed.
 // - The low-level Server is used because McpServer refuses a plain JSON
 //   Schema as inputSchema; arguments are checked by toolerr's validate.
 import { readFileSync } from 'node:fs';
@@ -22,9 +25,11 @@ const MAX_PAY_CALLS = 3;
 
 // schemasURL is the canonical tool list shared by every language's server.
 const schemasURL = new URL('../schemas.json', import.meta.url);
+// lockURL is the lockfile of an older billing contract.
+const lockURL = new URL('../billing.lock.json', import.meta.url);
 
 // createServer returns the billing MCP server, its state fresh.
-function createServer(toolerr) {
+async function createServer(toolerr) {
   const defs = JSON.parse(readFileSync(schemasURL, 'utf8'));
   const billing = new Billing(toolerr);
   const handlers = {
@@ -35,29 +40,40 @@ function createServer(toolerr) {
     'billing.export_invoices': (args) => billing.exportInvoices(args),
   };
   const names = Object.keys(defs).sort();
-  const tools = new Map();
   for (const name of names) {
+    if (!handlers[name]) throw new Error(`schemas.json: no handler for tool ${JSON.stringify(name)}`);
+  }
+  for (const name of Object.keys(handlers)) {
+    if (!(name in defs)) throw new Error(`schemas.json: no schema for tool ${JSON.stringify(name)}`);
+  }
+  // definitions are exactly what tools/list advertises.
+  const definitions = names.map((name) => ({ name, description: defs[name].description, inputSchema: defs[name].inputSchema }));
+  // What changed since the locked contract, computed once.
+  const lockfile = JSON.parse(readFileSync(lockURL, 'utf8'));
+  const { deltas } = await toolerr.contractDiff(lockfile, definitions).catch((err) => {
+    throw new Error(`billing.lock.json: ${err.message}`);
+  });
+  const tools = new Map();
+  for (const definition of definitions) {
+    const { name, inputSchema } = definition;
     const handler = handlers[name];
-    if (!handler) throw new Error(`schemas.json: no handler for tool ${JSON.stringify(name)}`);
-    const { description, inputSchema } = defs[name];
+    // A validation error on a changed tool carries what changed.
+    const contract = deltas.length > 0 ? { tool: name, deltas } : undefined;
     tools.set(name, {
-      definition: { name, description, inputSchema },
+      definition,
       // wrap: a thrown tool error reaches the client intact; anything else
       // thrown becomes INTERNAL_ERROR naming the tool.
       call: toolerr.wrap(name, async (args) => {
-        const check = await toolerr.validate(name, inputSchema, args);
+        const check = await toolerr.validate(name, inputSchema, args, { contract });
         if (!check.valid) return check.result;
         return handler(args);
       }),
     });
   }
-  for (const name of Object.keys(handlers)) {
-    if (!tools.has(name)) throw new Error(`schemas.json: no schema for tool ${JSON.stringify(name)}`);
-  }
 
   const server = new Server({ name: 'billing-node', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...tools.values()].map((t) => t.definition),
+    tools: definitions,
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);
@@ -158,7 +174,7 @@ function textResult(value) {
 
 async function main() {
   const toolerr = await load();
-  const server = createServer(toolerr);
+  const server = await createServer(toolerr);
   await server.connect(new StdioServerTransport());
 }
 

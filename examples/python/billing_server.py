@@ -12,6 +12,9 @@ Notes:
   pydantic validation of its own on the arguments.
 - Only the MCP transport writes to stdout; logs, if any, go to stderr.
 - The invoices live in memory and are reset when the process starts.
+- At start-up the server diffs the older contract in examples/billing.lock.json
+  against its own tools (``contract_diff``); validation errors on a changed
+  tool carry what changed.
 
 Run it from the repository root: ``.venv/bin/python examples/python/billing_server.py``.
 """
@@ -34,6 +37,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas.json"
+#: The lockfile of an older billing contract.
+LOCKFILE = Path(__file__).resolve().parent.parent / "billing.lock.json"
 
 #: How many pay_invoice calls with valid arguments one process accepts.
 MAX_PAY_CALLS = 3
@@ -161,6 +166,12 @@ def build_server() -> Server:
         types.Tool(name=name, description=schemas[name]["description"], input_schema=schemas[name]["inputSchema"])
         for name in sorted(schemas)
     ]
+    # What changed since the locked contract, computed once against exactly
+    # what tools/list advertises.
+    try:
+        deltas = toolerr.contract_diff(json.loads(LOCKFILE.read_text(encoding="utf-8")), tools)["deltas"]
+    except (OSError, ValueError, toolerr.ToolerrError) as exc:
+        raise SystemExit(f"billing-python: {LOCKFILE.name}: {exc}") from exc
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -168,7 +179,8 @@ def build_server() -> Server:
     def call(name: str, arguments: Arguments | None) -> types.CallToolResult:
         args = arguments if arguments is not None else {}
         try:
-            invalid = toolerr.validate(name, schemas[name]["inputSchema"], args)
+            contract = {"tool": name, "deltas": deltas} if deltas else None
+            invalid = toolerr.validate(name, schemas[name]["inputSchema"], args, contract)
             if invalid is not None:
                 return invalid
             return handlers[name](args)

@@ -359,7 +359,7 @@ func (d *decoder) str() (string, error) {
 						if lo, ok := d.hex4(); ok {
 							r2 = utf16.DecodeRune(r, lo)
 						}
-						if r2 == utf8.RuneError {
+						if r2 < 0 || r2 == utf8.RuneError {
 							d.pos = save // the next escape stands on its own
 						}
 					}

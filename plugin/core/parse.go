@@ -233,6 +233,7 @@ func (s *scanner) toolError(attrs map[string]string) *ParsedToolError {
 	haveMessage := false
 	legacyActions := ""
 	haveLegacy := false
+	sawAction := false // an <action> element, even an empty one
 	for {
 		name, tagAttrs, after, ok := s.next()
 		if !ok {
@@ -260,6 +261,7 @@ func (s *scanner) toolError(attrs map[string]string) *ParsedToolError {
 					t.RetryAfter = parseSeconds(text(raw))
 				}
 			case "action":
+				sawAction = true
 				if a := text(raw); a != "" {
 					t.Actions = append(t.Actions, a)
 				}
@@ -282,7 +284,9 @@ func (s *scanner) toolError(attrs map[string]string) *ParsedToolError {
 	if !haveMessage {
 		return nil
 	}
-	if len(t.Actions) == 0 && haveLegacy {
+	// The legacy comma-separated form is a block without <action>
+	// elements: a block of empty ones is no list, not its own markup.
+	if len(t.Actions) == 0 && haveLegacy && !sawAction {
 		for _, part := range strings.Split(legacyActions, ",") {
 			if a := text(part); a != "" {
 				t.Actions = append(t.Actions, a)

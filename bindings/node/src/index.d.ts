@@ -44,13 +44,48 @@ export interface ContractDelta {
   after?: string | null;
 }
 
-export interface Contract {
+/** An MCP Tool as tools/list returns it; name, title, description, inputSchema, outputSchema and annotations are its contract. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: object;
+  outputSchema?: object;
+  annotations?: object;
+  [key: string]: unknown;
+}
+
+/** A lockfile, as contractLock writes it (and `toolerr lock`). */
+export interface Lockfile {
+  lockfileVersion: number;
+  digest: string;
+  tools: Array<{ name: string; digest: string; contract: McpTool }>;
+}
+
+/** What contractLock and contractDiff read: a Tool array, a tools/list result or a lockfile. */
+export type ToolSet = ReadonlyArray<McpTool> | { tools: ReadonlyArray<McpTool>; [key: string]: unknown } | Lockfile;
+
+/** What changed between two sets of tools, most severe first. */
+export interface ContractDiff {
+  deltas: Array<ContractDelta & { category: string; before: string | null; after: string | null }>;
+  maxSeverity: ContractDelta['severity'] | null;
+  backwardsCompatible: boolean;
+}
+
+export interface ContractOptions {
   tool: string;
   action?: string;
-  deltas: ContractDelta[];
   maxDeltas?: number;
   includeAllSeverities?: boolean;
 }
+
+/**
+ * The contract awareness of a validation error: the deltas of a diff, or a
+ * lockfile and the current tools for the module to diff (cached by digest).
+ */
+export type Contract =
+  | (ContractOptions & { deltas: ContractDelta[] })
+  | (ContractOptions & { lockfile: Lockfile; tools: ToolSet });
 
 export interface ToolErrorEnvelope {
   kind: 'tool_error';
@@ -162,6 +197,8 @@ export class Toolerr {
   serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
   formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
   validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
+  contractLock(tools: ToolSet): Promise<Lockfile>;
+  contractDiff(before: ToolSet, after: ToolSet): Promise<ContractDiff>;
   escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
   parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
   wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
@@ -187,6 +224,8 @@ export function rateLimited(options: { max: number; windowSeconds: number; retry
 export function serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
 export function formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
 export function validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
+export function contractLock(tools: ToolSet): Promise<Lockfile>;
+export function contractDiff(before: ToolSet, after: ToolSet): Promise<ContractDiff>;
 export function escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
 export function parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
 export function wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;

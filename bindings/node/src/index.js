@@ -32,6 +32,10 @@ export const serverBusy = sharedRendered('serverBusy');
 export const formatValidation = sharedRendered('formatValidation');
 /** validate checks args against a JSON Schema: {valid: true} or {valid: false, result}. */
 export const validate = shared('validate');
+/** contractLock writes the lockfile of a set of MCP tools (an array, a tools/list result or a lockfile). */
+export const contractLock = shared('contractLock');
+/** contractDiff compares two sets of tools: {deltas, maxSeverity, backwardsCompatible}. */
+export const contractDiff = shared('contractDiff');
 /** escape escapes text for XML content or an attribute. */
 export const escape = shared('escape');
 /** parse reads the first envelope of a text or a CallToolResult; null when none. */

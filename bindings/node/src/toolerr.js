@@ -212,6 +212,27 @@ export class Toolerr {
     return this.callJSON('validate', defined({ action, schema, args, contract }));
   }
 
+  // ---- contracts ------------------------------------------------------
+
+  /**
+   * contractLock writes the lockfile of a set of MCP tools:
+   * {lockfileVersion, digest, tools: [{name, digest, contract}]}. tools is an
+   * array of Tool objects, a tools/list result ({tools: [...]}) or a
+   * lockfile; the module canonicalizes and hashes them.
+   */
+  contractLock(tools) {
+    return this.callJSON('contract_lock', { tools });
+  }
+
+  /**
+   * contractDiff compares two sets of tools (each a Tool array, a tools/list
+   * result or a lockfile): {deltas, maxSeverity, backwardsCompatible}. Pass
+   * the deltas as contract: {tool, deltas} to validate or formatValidation.
+   */
+  contractDiff(before, after) {
+    return this.callJSON('contract_diff', { before, after });
+  }
+
   /** escape escapes text for an element body ('content') or an attribute ('attribute'). */
   async escape(text, context = 'content') {
     return (await this.callJSON('escape', { text, context })).text;

@@ -1,5 +1,6 @@
 """Every Python snippet of the README runs as written, in a fresh
-interpreter, and the Render snippet prints what the README shows."""
+interpreter, and the Render and Contract snippets print what the README
+shows."""
 
 from __future__ import annotations
 
@@ -32,5 +33,11 @@ def test_snippet_runs(code: str) -> None:
 
 def test_render_snippet_prints_what_the_readme_shows() -> None:
     i = next(i for i, (lang, code) in enumerate(BLOCKS) if lang == "python" and "toolerr.tool_error(" in code)
+    assert BLOCKS[i + 1][0] == "text"
+    assert run(BLOCKS[i][1]) == BLOCKS[i + 1][1]
+
+
+def test_contract_snippet_prints_what_the_readme_shows() -> None:
+    i = next(i for i, (lang, code) in enumerate(BLOCKS) if lang == "python" and "toolerr.contract_lock(" in code)
     assert BLOCKS[i + 1][0] == "text"
     assert run(BLOCKS[i][1]) == BLOCKS[i + 1][1]

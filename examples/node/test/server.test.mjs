@@ -26,9 +26,57 @@ const notFound = (id) => `<tool_error code="NOT_FOUND" severity="error">
   <detail key="requestedId">${id}</detail>
 </details>
 </tool_error>`;
+// The contract awareness blocks (examples/go/main_test.go's payAwareness and
+// listAwareness): the server diffs examples/billing.lock.json against its
+// tools at start-up, so validation errors of the two changed tools say what
+// changed.
+const payAwareness = `
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
+  <action>billing.pay_invoice</action>
+  <change_count>1</change_count>
+  <max_severity>BREAKING</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
+      <description>Required property &quot;currency&quot; was added to input</description>
+      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
+    </change>
+  </contract_changes>
+</contract_awareness>`;
+const listAwareness = `
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.list_invoices" has changed since your last calibration.</system_note>
+  <action>billing.list_invoices</action>
+  <change_count>1</change_count>
+  <max_severity>RISKY</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
+      <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
+      <before>500</before>
+      <after>100</after>
+    </change>
+  </contract_changes>
+</contract_awareness>`;
+const awareness = { 'billing.pay_invoice': payAwareness, 'billing.list_invoices': listAwareness };
 const invalid = (action, ...fields) => `<validation_error action="${action}">
 ${fields.join('\n')}
-${validationRecovery}
+${validationRecovery}${awareness[action] ?? ''}
 </validation_error>`;
 const exportFailure = `<tool_error code="INTERNAL_ERROR" severity="error">
 <message>[billing.export_invoices] exporter backend unavailable</message>
@@ -60,7 +108,9 @@ const scenario = [
 </tool_error>`,
     '{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}'] },
   { name: 'list with limit below minimum', tool: 'billing.list_invoices', args: '{"limit":0}',
-    want: [invalid('billing.list_invoices', '<field name="limit">Must be greater than or equal to 1. You sent: 0. Must be >= 1.</field>')], ...VE },
+    want: [invalid('billing.list_invoices', '<field name="limit">Must be greater than or equal to 1. You sent: 0. Must be >= 1.</field>')], ...VE,
+    check: (ce) => assert.deepEqual([ce.contract.maxSeverity, ce.contract.changes.map((c) => [c.field, c.before, c.after])],
+      ['RISKY', [['actions.billing.list_invoices.input.limit.maximum', '500', '100']]]) },
   { name: 'list with fractional limit', tool: 'billing.list_invoices', args: '{"limit":1.5}',
     want: [invalid('billing.list_invoices', '<field name="limit">Expected integer, received number. You sent: 1.5. Expected type: integer.</field>')], ...VE },
   { name: 'list with unknown status and page_size over maximum', tool: 'billing.list_invoices', args: '{"page_size":101,"status":"draft"}',
@@ -69,7 +119,10 @@ const scenario = [
       `<field name="status">Is not one of the allowed values. You sent: 'draft'. Valid options: 'open', 'paid'.</field>`)], ...VE },
   { name: 'get with id not matching the pattern', tool: 'billing.get_invoice', args: '{"id":"INV-1"}',
     want: [invalid('billing.get_invoice', `<field name="id">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>`)], ...VE,
-    check: (ce) => assert.deepEqual(ce.fields, [{ name: 'id', message: "Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern." }]) },
+    check: (ce) => {
+      assert.deepEqual(ce.fields, [{ name: 'id', message: "Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern." }]);
+      assert.equal(ce.contract, null); // an unchanged tool: no contract awareness
+    } },
   { name: 'get with an unknown property', tool: 'billing.get_invoice', args: '{"id":"inv_001","verbose":true}',
     want: [invalid('billing.get_invoice', `<field name="(root)">Unrecognized field: 'verbose'. You sent: (missing). Remove or correct unrecognized fields: 'verbose'. Check for typos.</field>`)], ...VE },
   { name: 'get without the required id', tool: 'billing.get_invoice', args: '{}',
@@ -79,7 +132,11 @@ const scenario = [
   { name: 'pay a zero amount', tool: 'billing.pay_invoice', args: '{"id":"inv_003","amount":0,"currency":"USD"}',
     want: [invalid('billing.pay_invoice', '<field name="amount">Must be greater than 0. You sent: 0. Must be > 0.</field>')], ...VE },
   { name: 'pay in an unsupported currency', tool: 'billing.pay_invoice', args: '{"id":"inv_003","amount":9.99,"currency":"GBP"}',
-    want: [invalid('billing.pay_invoice', `<field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>`)], ...VE },
+    want: [invalid('billing.pay_invoice', `<field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>`)], ...VE,
+    check: (ce) => assert.deepEqual(ce.contract, {
+      tool: 'billing.pay_invoice', action: 'billing.pay_invoice', changeCount: 1, maxSeverity: 'BREAKING',
+      changes: [{ severity: 'BREAKING', field: 'actions.billing.pay_invoice.input.currency', description: 'Required property "currency" was added to input', before: null, after: '{"enum":["EUR","USD"],"type":"string"}' }],
+    }) },
   { name: 'pay without amount and currency', tool: 'billing.pay_invoice', args: '{"id":"inv_003"}',
     want: [invalid('billing.pay_invoice',
       '<field name="amount">Required property is missing. You sent: (missing). Expected type: number.</field>',
@@ -239,9 +296,19 @@ test('the server writes nothing but JSON-RPC messages on stdout', async () => {
   assert.equal(responses.find((r) => r.id === 3).result.content[0].text.split('\n')[0], '<tool_error code="FORBIDDEN" severity="critical">');
 });
 
-test('the server reads the canonical examples/schemas.json', () => {
+test('the server reads the canonical examples/schemas.json and examples/billing.lock.json', () => {
   const source = readFileSync(serverPath, 'utf8');
   assert.match(source, /new URL\('\.\.\/schemas\.json', import\.meta\.url\)/);
+  assert.match(source, /new URL\('\.\.\/billing\.lock\.json', import\.meta\.url\)/);
+});
+
+test('the awareness blocks are what contract_diff of the lockfile gives', async () => {
+  const defs = JSON.parse(readFileSync(schemasPath, 'utf8'));
+  const lockfile = JSON.parse(readFileSync(new URL('../../billing.lock.json', import.meta.url), 'utf8'));
+  const tools = Object.keys(defs).sort().map((name) => ({ name, ...defs[name] }));
+  const { deltas } = await toolerr.contractDiff(lockfile, tools);
+  const check = await toolerr.validate('billing.pay_invoice', defs['billing.pay_invoice'].inputSchema, {}, { contract: { tool: 'billing.pay_invoice', deltas } });
+  assert.ok(check.result.content[0].text.endsWith(`${payAwareness}\n</validation_error>`));
 });
 
 test('examples/servers.json lists the Node server', () => {

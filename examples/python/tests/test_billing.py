@@ -5,8 +5,9 @@ The scenario is the Go server's (examples/go/main_test.go), step for step and
 in the same order: the tool envelopes and success payloads are asserted
 byte for byte with the very texts the Go test asserts. A validation failure
 must be exactly what toolerr's ``validate`` export answers for that tool's
-shared schema and those arguments (the server adds nothing), with the fields
-named.
+shared schema and those arguments, followed, on the two tools changed since
+examples/billing.lock.json, by the Go test's contract awareness block
+(``payAwareness``, ``listAwareness``), with the fields named.
 """
 
 from __future__ import annotations
@@ -29,6 +30,59 @@ from mcp_types import TextContent
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "examples" / "python" / "billing_server.py"
 SCHEMAS: dict[str, Any] = json.loads((ROOT / "examples" / "schemas.json").read_text(encoding="utf-8"))
+
+VALIDATION_END = "\n</validation_error>"
+
+# The contract awareness blocks of examples/go/main_test.go (payAwareness,
+# listAwareness): the server diffs examples/billing.lock.json against its
+# tools at start-up, so validation errors of the two changed tools say what
+# changed.
+PAY_AWARENESS = """
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
+  <action>billing.pay_invoice</action>
+  <change_count>1</change_count>
+  <max_severity>BREAKING</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
+      <description>Required property &quot;currency&quot; was added to input</description>
+      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
+    </change>
+  </contract_changes>
+</contract_awareness>"""
+
+LIST_AWARENESS = """
+
+
+<contract_awareness>
+  <system_note>IMPORTANT: The behavioral contract for tool "billing.list_invoices" has changed since your last calibration.</system_note>
+  <action>billing.list_invoices</action>
+  <change_count>1</change_count>
+  <max_severity>RISKY</max_severity>
+
+  <instructions>
+    Review the contract changes below and adjust your next invocation accordingly.
+    These changes may explain why your previous arguments were rejected.
+  </instructions>
+
+  <contract_changes>
+    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
+      <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
+      <before>500</before>
+      <after>100</after>
+    </change>
+  </contract_changes>
+</contract_awareness>"""
+
+AWARENESS = {"billing.pay_invoice": PAY_AWARENESS, "billing.list_invoices": LIST_AWARENESS}
 
 INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
 <message>[billing.export_invoices] exporter backend unavailable</message>
@@ -148,6 +202,13 @@ FRESH_PROCESS = [
 ]
 
 
+# The changes each tool's <contract_awareness> names.
+CHANGED = {
+    "billing.pay_invoice": ["actions.billing.pay_invoice.input.currency"],
+    "billing.list_invoices": ["actions.billing.list_invoices.input.limit.maximum"],
+}
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -174,10 +235,13 @@ async def run_step(session: ClientSession, step: Step) -> list[str]:
     result = await session.call_tool(step.tool, step.args)
     got = texts(result)
     failures = []
-    if step.want is None:  # a validation error: exactly validate's answer
+    if step.want is None:  # a validation error: exactly validate's answer, and what changed
         expected = toolerr.validate(step.tool, SCHEMAS[step.tool]["inputSchema"], step.args or {})
         assert expected is not None, f"{step.name}: validate accepted {step.args}"
-        want, is_error = texts(expected), True
+        [base] = texts(expected)
+        assert base.endswith(VALIDATION_END)
+        want = [base[: -len(VALIDATION_END)] + AWARENESS.get(step.tool, "") + VALIDATION_END]
+        is_error = True
     else:
         want, is_error = step.want, step.is_error
     if got != want:
@@ -194,6 +258,9 @@ async def run_step(session: ClientSession, step: Step) -> list[str]:
         names = sorted(f.name for f in err.fields)
         if (err.kind, err.code, names) != ("validation_error", "VALIDATION_ERROR", sorted(step.invalid)):
             failures.append(f"{step.name}: read back {err.kind} {err.code} {names}")
+        changed = [c["field"] for c in err.contract["changes"]] if err.contract else []
+        if changed != CHANGED.get(step.tool, []):
+            failures.append(f"{step.name}: read back contract changes {changed}")
     elif err.code != step.code or (step.check is not None and not step.check(err)):
         failures.append(f"{step.name}: read back {err!r} {vars(err)}")
     return failures
@@ -229,3 +296,29 @@ async def test_call_tool_helper_raises_client_error() -> None:
             await toolerr.call_tool(session, "billing.get_invoice", {"id": "inv_999"})
         assert raised.value.code == "NOT_FOUND"
         assert raised.value.recovery == "List invoices first, then retry with a real ID"
+
+
+def test_awareness_is_contract_diff_of_the_lockfile() -> None:
+    """The blocks above are what the module says of examples/billing.lock.json
+    against the shared tools, and the server reads that very file."""
+    lockfile = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
+    tools = [{"name": n, "description": SCHEMAS[n]["description"], "inputSchema": SCHEMAS[n]["inputSchema"]} for n in SCHEMAS]
+    deltas = toolerr.contract_diff(lockfile, tools)["deltas"]
+    for tool, block in AWARENESS.items():
+        invalid = toolerr.validate(tool, SCHEMAS[tool]["inputSchema"], {"x": 1}, {"tool": tool, "deltas": deltas})
+        assert invalid is not None and texts(invalid)[0].endswith(block + VALIDATION_END)
+    source = SERVER.read_text(encoding="utf-8")
+    assert 'Path(__file__).resolve().parent.parent / "billing.lock.json"' in source
+
+
+@pytest.mark.anyio
+async def test_pay_in_gbp_carries_the_awareness_block() -> None:
+    async with billing_session() as session:
+        result = await session.call_tool("billing.pay_invoice", {"id": "inv_003", "amount": 9.99, "currency": "GBP"})
+    assert result.is_error is True
+    assert texts(result) == [
+        '<validation_error action="billing.pay_invoice">\n'
+        "<field name=\"currency\">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>\n"
+        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>"
+        + PAY_AWARENESS + VALIDATION_END
+    ]

@@ -1,8 +1,8 @@
 // Compiled by test/types.test.mjs with tsc --noEmit: the shipped types
 // describe the API as the README uses it.
 import {
-  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError,
-  type CallToolResult, type Envelope, type ValidateResult,
+  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate,
+  type CallToolResult, type Envelope, type ValidateResult, type Lockfile, type ContractDiff, type Contract,
 } from 'toolerr';
 
 export async function usage(): Promise<void> {
@@ -24,6 +24,17 @@ export async function usage(): Promise<void> {
     if (e instanceof ClientError) e.code.toLowerCase();
     if (e instanceof ToolerrError) e.code.toLowerCase();
   }
+  const tools = [{ name: 'tool', description: 'd', inputSchema: { type: 'object' } }];
+  const lock: Lockfile = await contractLock(tools);
+  const diff: ContractDiff = await contractDiff(lock, { tools });
+  if (diff.maxSeverity === 'BREAKING' && !diff.backwardsCompatible) diff.deltas[0]?.field.toUpperCase();
+  const byDeltas: Contract = { tool: 'tool', deltas: diff.deltas };
+  const byLockfile: Contract = { tool: 'tool', lockfile: lock, tools };
+  await validate('tool', { type: 'object' }, {}, { contract: byDeltas });
+  await t.formatValidation('tool', [], {}, { contract: byLockfile });
+  // @ts-expect-error a contract needs deltas, or a lockfile and tools
+  const incomplete: Contract = { tool: 'tool', lockfile: lock };
+  void incomplete;
   // @ts-expect-error severity is one of three
   error('X', 'm').severity('fatal');
   await t.close();

@@ -34,6 +34,8 @@ __all__ = [
     "ValidationField",
     "call_tool",
     "check_result",
+    "contract_diff",
+    "contract_lock",
     "error",
     "escape",
     "format_validation",
@@ -162,6 +164,48 @@ def escape(text: str, context: Literal["content", "attribute"] = "content", *, m
     return str(_module(module).call_json("escape", {"text": text, "context": context})["text"])
 
 
+# --- contracts -----------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """Tools as JSON data: an ``mcp`` model (a ``Tool``, a ``ListToolsResult``)
+    becomes what the SDK puts on the wire (its camelCase aliases, unset
+    fields left out), anywhere inside lists and mappings."""
+    if _is_model(value):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _is_model(value: Any) -> bool:
+    try:
+        import pydantic
+    except ImportError:  # pragma: no cover - pydantic is a dependency of mcp-types
+        return False
+    return isinstance(value, pydantic.BaseModel)
+
+
+def contract_lock(tools: Any, *, module: Toolerr | None = None) -> dict[str, Any]:
+    """The lockfile of a set of MCP tools: ``{"lockfileVersion", "digest",
+    "tools": [{"name", "digest", "contract"}]}``, as the module writes it.
+
+    ``tools`` is a list of ``mcp`` ``Tool`` objects (or their dicts), a
+    ``tools/list`` result (``ListToolsResult`` or its dict) or a lockfile.
+    Write it with ``json.dump(lock, f, indent=2)``."""
+    return dict(_module(module).call_json("contract_lock", {"tools": _plain(tools)}))
+
+
+def contract_diff(before: Any, after: Any, *, module: Toolerr | None = None) -> dict[str, Any]:
+    """What changed from ``before`` to ``after`` (each as ``contract_lock``
+    takes it): ``{"deltas", "maxSeverity", "backwardsCompatible"}``, the
+    deltas most severe first. Pass ``contract={"tool": name, "deltas": deltas}``
+    to :func:`validate` or :func:`format_validation`."""
+    return dict(_module(module).call_json("contract_diff", {"before": _plain(before), "after": _plain(after)}))
+
+
 # --- validation --------------------------------------------------------------
 
 
@@ -196,11 +240,13 @@ def format_validation(
     of ``dialect`` (``pydantic``, ``zod`` or ``jsonschema``); ``args`` is what
     the model sent, echoed as ``You sent: ...``; ``contract`` is the ABI's
     contract object (camelCase: ``tool, action, deltas, maxDeltas,
-    includeAllSeverities``)."""
+    includeAllSeverities``; or ``lockfile`` and ``tools`` instead of
+    ``deltas``, which the module diffs), whose changes to ``tool`` are
+    appended as a ``<contract_awareness>`` block."""
     request: dict[str, Any] = {"action": action, "issues": _issues(issues)}
     _put(request, "args", args)
     _put(request, "dialect", dialect)
-    _put(request, "contract", contract)
+    _put(request, "contract", _plain(contract))
     return _result(module, "format_validation", request)
 
 
@@ -213,9 +259,11 @@ def validate(
     module: Toolerr | None = None,
 ) -> CallToolResult | None:
     """Check ``args`` against a JSON Schema in the module. Returns None when
-    they are valid, else the ``<validation_error>`` result to send back."""
+    they are valid, else the ``<validation_error>`` result to send back;
+    ``contract`` (``{"tool", "deltas"}`` or ``{"tool", "lockfile", "tools"}``,
+    as for :func:`format_validation`) adds what changed to the tool."""
     request: dict[str, Any] = {"action": action, "schema": schema, "args": args}
-    _put(request, "contract", contract)
+    _put(request, "contract", _plain(contract))
     response = _module(module).call_json("validate", request)
     if response.get("valid"):
         return None
@@ -443,8 +491,9 @@ def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None
 
 class ClientError(Exception):
     """A tool's failure as a client sees it: the parsed envelope of an
-    isError result. A validation error has code VALIDATION_ERROR and its
-    ``fields``; a result without an envelope has code UNKNOWN and its text as
+    isError result. A validation error has code VALIDATION_ERROR, its
+    ``action``, its ``fields`` and its ``contract`` (the parsed
+    ``<contract_awareness>`` block, or None); a result without an envelope has code UNKNOWN and its text as
     message. ``raw`` is the result itself."""
 
     def __init__(
@@ -459,6 +508,8 @@ class ClientError(Exception):
         details: dict[str, str] | None = None,
         retry_after: float | None = None,
         fields: list[ValidationField] | None = None,
+        action: str | None = None,
+        contract: dict[str, Any] | None = None,
         raw: Any = None,
     ) -> None:
         text = f"{code}: {message}"
@@ -474,6 +525,8 @@ class ClientError(Exception):
         self.details = details or {}
         self.retry_after = retry_after
         self.fields = fields or []
+        self.action = action
+        self.contract = contract
         self.raw = raw
 
 
@@ -510,6 +563,8 @@ def check_result(result: Any, *, module: Toolerr | None = None) -> Any:
         message=f"invalid arguments for {envelope.action}: {names}",
         recovery=envelope.recovery,
         fields=envelope.fields,
+        action=envelope.action,
+        contract=envelope.contract,
         raw=result,
     )
 

@@ -1,0 +1,279 @@
+// Command bench runs every engine's benchmarks on the same requests
+// (tests/bench/requests.json) and writes BENCHMARKS.md and docs/bench.svg.
+//
+//	go run ./tests/bench [-benchtime 2s] [-bindings node,python,rust]
+//
+// Go engines come from `go test ./host -bench`; each binding has a bench
+// command that prints JSON lines {"engine","op","ns_per_call"} and
+// {"engine","op":"cold_start","ms"}. Ratios are to the Go native core
+// measured in the same run.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ops are the per-call operations, in table order.
+var ops = []string{"tool_error", "format_validation", "parse", "validate"}
+
+var goBenchName = map[string]string{
+	"ToolError": "tool_error", "FormatValidation": "format_validation", "Parse": "parse", "Validate": "validate",
+}
+
+// bindingBench is each binding's bench command, run from the repository root.
+var bindingBench = map[string][]string{
+	"node":   {"node", "bindings/node/bench/bench.mjs"},
+	"python": {".venv/bin/python", "bindings/python/bench/bench.py"},
+	"rust":   {"cargo", "run", "--quiet", "--release", "--locked", "--manifest-path", "bindings/rust/Cargo.toml", "--example", "bench"},
+}
+
+type result struct {
+	engine    string
+	op        string
+	nsPerCall float64
+	allocs    float64 // -1 when not measured
+	bytes     float64
+}
+
+type coldStart struct {
+	engine string
+	mode   string
+	ms     float64
+}
+
+func main() {
+	benchtime := flag.String("benchtime", "2s", "go test -benchtime")
+	bindings := flag.String("bindings", "node,python,rust", "bindings to measure")
+	flag.Parse()
+	if err := run(*benchtime, strings.Split(*bindings, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+var benchLine = regexp.MustCompile(`^Benchmark(\w+)/([\w/]+?)(?:-(\d+))?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op\s+([\d.]+) allocs/op)?`)
+
+func run(benchtime string, bindings []string) error {
+	var results []result
+	var colds []coldStart
+	parallel := map[string]float64{} // "engine/cpus" -> ns/op
+	fmt.Fprintln(os.Stderr, "bench: go test ./host -bench")
+	out, err := exec.Command("go", "test", "./host", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", benchtime, "-cpu", "1,2").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go test -bench: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		m := benchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		ns, _ := strconv.ParseFloat(m[4], 64)
+		cpus := m[3]
+		if cpus == "" {
+			cpus = "1"
+		}
+		switch name := m[1]; {
+		case name == "ColdStart":
+			if cpus == strconv.Itoa(runtime.NumCPU()) || cpus == "2" {
+				engine, mode, _ := strings.Cut(m[2], "/")
+				colds = append(colds, coldStart{"go-" + engine, mode, ns / 1e6})
+			}
+		case name == "Parallel":
+			parallel[m[2]+"/"+cpus] = ns
+		case goBenchName[name] != "":
+			if cpus != "1" {
+				continue // per-call times are single-threaded
+			}
+			allocs, _ := strconv.ParseFloat(m[6], 64)
+			b, _ := strconv.ParseFloat(m[5], 64)
+			results = append(results, result{"go-" + m[2], goBenchName[name], ns, allocs, b})
+		}
+	}
+	for _, b := range bindings {
+		if b == "" {
+			continue
+		}
+		cmd, ok := bindingBench[b]
+		if !ok {
+			return fmt.Errorf("unknown binding %q", b)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s\n", strings.Join(cmd, " "))
+		c := exec.Command(cmd[0], cmd[1:]...)
+		c.Stderr = os.Stderr
+		out, err := c.Output()
+		if err != nil {
+			return fmt.Errorf("%s bench: %v", b, err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			var line struct {
+				Engine    string  `json:"engine"`
+				Op        string  `json:"op"`
+				NsPerCall float64 `json:"ns_per_call"`
+				Ms        float64 `json:"ms"`
+			}
+			if json.Unmarshal(sc.Bytes(), &line) != nil || line.Engine == "" {
+				continue
+			}
+			if line.Op == "cold_start" {
+				colds = append(colds, coldStart{line.Engine, "new plugin", line.Ms})
+			} else {
+				results = append(results, result{line.Engine, line.Op, line.NsPerCall, -1, -1})
+			}
+		}
+	}
+	md := report(results, colds, parallel)
+	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
+		return err
+	}
+	if err := os.MkdirAll("docs", 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile("docs/bench.svg", []byte(chart(results)), 0o644)
+}
+
+func native(results []result, op string) float64 {
+	for _, r := range results {
+		if r.engine == "go-native" && r.op == op {
+			return r.nsPerCall
+		}
+	}
+	return math.NaN()
+}
+
+func duration(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func report(results []result, colds []coldStart, parallel map[string]float64) string {
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\nWritten by `make bench` (`go run ./tests/bench`); do not edit by hand. Every engine runs the same\nrequests (`tests/bench/requests.json`); ratios are to the Go core called natively in the same run.\nTimes are per call on one thread.\n\n")
+	b.WriteString("![time per call by engine](docs/bench.svg)\n\n")
+	for _, op := range ops {
+		fmt.Fprintf(&b, "## %s\n\n| engine | time per call | calls per second | ratio to Go native | allocations per call (Go) |\n|---|---|---|---|---|\n", op)
+		base := native(results, op)
+		var rows []result
+		for _, r := range results {
+			if r.op == op {
+				rows = append(rows, r)
+			}
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].nsPerCall < rows[j].nsPerCall })
+		for _, r := range rows {
+			allocs := "-"
+			if r.allocs >= 0 {
+				allocs = fmt.Sprintf("%.0f (%.0f B)", r.allocs, r.bytes)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %.1fx | %s |\n", r.engine, duration(r.nsPerCall), 1e9/r.nsPerCall, r.nsPerCall/base, allocs)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Cold start: new host or plugin to first result\n\n| engine | mode | time |\n|---|---|---|\n")
+	for _, c := range colds {
+		fmt.Fprintf(&b, "| %s | %s | %.1f ms |\n", c.engine, c.mode, c.ms)
+	}
+	b.WriteString("\n## Parallel: tool_error from every core through one Host\n\n| engine | 1 goroutine | 2 goroutines | speed-up |\n|---|---|---|---|\n")
+	for _, e := range []string{"native", "wazero"} {
+		one, two := parallel[e+"/1"], parallel[e+"/2"]
+		if one > 0 && two > 0 {
+			fmt.Fprintf(&b, "| go-%s | %s | %s | %.2fx |\n", e, duration(one), duration(two), one/two)
+		}
+	}
+	wasm, _ := os.ReadFile("plugin/toolerr.wasm")
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(wasm)
+	w.Close()
+	fmt.Fprintf(&b, "\n## Artifact\n\n`plugin/toolerr.wasm`: %d bytes (%.1f MB), %d bytes gzipped (%.1f MB).\n\n", len(wasm), float64(len(wasm))/1e6, gz.Len(), float64(gz.Len())/1e6)
+	b.WriteString("## Machine\n\n")
+	fmt.Fprintf(&b, "- %s, %d cores (%s/%s), measured %s\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02"))
+	for _, v := range [][]string{{"go", "version"}, {"node", "--version"}, {".venv/bin/python", "--version"}, {"rustc", "--version"}} {
+		if out, err := exec.Command(v[0], v[1:]...).Output(); err == nil {
+			fmt.Fprintf(&b, "- %s\n", strings.TrimSpace(string(out)))
+		}
+	}
+	b.WriteString("- The machine is shared and noisy: compare ratios within one run, not absolute times across runs.\n")
+	return b.String()
+}
+
+func cpuModel() string {
+	raw, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			if _, v, ok := strings.Cut(line, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}
+
+// chart draws time per call by engine, one group of bars per operation, on
+// a log scale.
+func chart(results []result) string {
+	engines := []string{}
+	seen := map[string]bool{}
+	for _, r := range results {
+		if !seen[r.engine] {
+			seen[r.engine] = true
+			engines = append(engines, r.engine)
+		}
+	}
+	colors := []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"}
+	const left, barH, gap, width = 150, 14, 18, 520
+	lo, hi := 1e9, 0.0
+	for _, r := range results {
+		lo, hi = math.Min(lo, r.nsPerCall), math.Max(hi, r.nsPerCall)
+	}
+	lo = math.Pow(10, math.Floor(math.Log10(lo)))
+	hi = math.Pow(10, math.Ceil(math.Log10(hi)))
+	x := func(ns float64) float64 {
+		return width * (math.Log10(ns) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
+	}
+	groupH := len(engines)*barH + gap
+	height := len(ops)*groupH + 70
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", left+width+90, height)
+	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="13">toolerr: time per call by engine (log scale)</text>`+"\n", left)
+	for p := lo; p <= hi*1.001; p *= 10 {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="24" x2="%.1f" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", left+x(p), left+x(p), height-30, left+x(p), height-16, duration(p))
+	}
+	for i, op := range ops {
+		y0 := 30 + i*groupH
+		fmt.Fprintf(&b, `<text x="4" y="%d" font-weight="bold">%s</text>`+"\n", y0+10, op)
+		for j, e := range engines {
+			for _, r := range results {
+				if r.engine == e && r.op == op {
+					y := y0 + j*barH
+					fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/><text x="%.1f" y="%d">%s %s</text>`+"\n",
+						left, y, math.Max(1, x(r.nsPerCall)), barH-2, colors[j%len(colors)], float64(left)+x(r.nsPerCall)+4, y+barH-4, e, duration(r.nsPerCall))
+				}
+			}
+		}
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
