@@ -8,7 +8,7 @@ WASM_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench wasm wasm-check test test-go test-node test-python test-rust prepare conformance e2e vet fmt-check tidy-check
+.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-check test test-go test-node test-python test-rust prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
@@ -62,7 +62,23 @@ conformance: prepare
 e2e: prepare
 	$(GO) run ./tests/e2e -skip-prepare
 
-test: vet fmt-check test-go test-node test-python conformance e2e
+# fuzz runs every fuzz target for FUZZTIME; fuzz-smoke, a few seconds each,
+# is part of make test.
+FUZZTIME ?= 60s
+FUZZ_TARGETS := FuzzEscape FuzzRoundTrip FuzzParse FuzzABI
+
+fuzz:
+	for t in $(FUZZ_TARGETS); do $(GO) test ./plugin/core -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) || exit 1; done
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZTIME=3s
+
+# stress: 8 callers x 100,000 mixed calls per Go engine, every result
+# compared with the native core's.
+stress:
+	$(GO) test -count=1 -timeout=60m -run='^(TestStress|TestMemory_Flat)$$' ./host -stress.calls=100000 -memflat.calls=1000000 -v
+
+test: vet fmt-check test-go fuzz-smoke test-node test-python conformance e2e
 
 # bench measures every engine on the same requests and writes BENCHMARKS.md
 # and docs/bench.svg.

@@ -85,6 +85,9 @@ const (
 	MaxRequestBytes = 4 << 20
 	// MaxDepth is the deepest nesting of arrays and objects accepted.
 	MaxDepth = 256
+	// MaxValues is the most JSON values (scalars, arrays and objects) one
+	// request may hold, which bounds the module's memory per call.
+	MaxValues = 200000
 )
 
 // Severities of a tool error; isError is false only for warning.

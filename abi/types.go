@@ -291,5 +291,6 @@ type Description struct {
 	Limits     struct {
 		MaxRequestBytes int `json:"maxRequestBytes"`
 		MaxDepth        int `json:"maxDepth"`
+		MaxValues       int `json:"maxValues"`
 	} `json:"limits"`
 }

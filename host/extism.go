@@ -38,7 +38,7 @@ func newExtismEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir st
 }
 
 func (e *extismEngine) newInstance(ctx context.Context) (instance, error) {
-	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: wazero.NewModuleConfig()})
+	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: moduleConfig()})
 	if err != nil {
 		return nil, err
 	}
@@ -69,3 +69,7 @@ func (x *extismInstance) call(ctx context.Context, export string, request []byte
 }
 
 func (x *extismInstance) close(ctx context.Context) { _ = x.p.Close(ctx) }
+
+// memoryPages is 0: the Extism SDK exposes its kernel's memory, not the
+// module's, so an Extism instance is never retired for growth.
+func (x *extismInstance) memoryPages() uint32 { return 0 }

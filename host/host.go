@@ -57,8 +57,12 @@ func ParseEngine(name string) (Engine, error) {
 
 // Defaults for Options' zero values.
 const (
-	DefaultMemoryLimitPages = 1024 // 64 MiB of linear memory per instance
-	DefaultCallTimeout      = 10 * time.Second
+	DefaultMemoryLimitPages = 4096 // 256 MiB of linear memory per instance
+	// RecycleGrowthPages is how far (16 MiB) an instance's linear memory
+	// may grow past its size after its first call before the instance is
+	// retired rather than reused.
+	RecycleGrowthPages = 256
+	DefaultCallTimeout = 10 * time.Second
 )
 
 // Options configures a Host. The zero value runs the embedded module on
@@ -89,6 +93,9 @@ type Options struct {
 type instance interface {
 	call(ctx context.Context, export string, request []byte) ([]byte, error)
 	close(ctx context.Context)
+	// memoryPages is the instance's linear memory now, in 64 KiB pages
+	// (0 when not applicable). Linear memory never shrinks.
+	memoryPages() uint32
 }
 
 // engine makes instances.
@@ -102,8 +109,13 @@ type Host struct {
 	kind    Engine
 	eng     engine
 	timeout time.Duration
-	slots   chan struct{} // one token per live instance allowed
-	idle    chan instance
+	// baseline holds each instance's memory after its first call; one that
+	// grew RecycleGrowthPages past it is retired: a Go heap that grew near
+	// the cap on a large request would make later small calls fail for
+	// want of room.
+	baseline sync.Map      // instance -> uint32
+	slots    chan struct{} // one token per live instance allowed
+	idle     chan instance
 
 	mu     sync.Mutex
 	closed bool
@@ -318,7 +330,7 @@ func (h *Host) release(inst instance) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
-	if !closed {
+	if !closed && !h.grown(inst) {
 		select {
 		case h.idle <- inst:
 			return
@@ -328,12 +340,33 @@ func (h *Host) release(inst instance) {
 	h.discard(context.Background(), inst)
 }
 
+// grown reports whether inst's memory grew too far to keep it.
+func (h *Host) grown(inst instance) bool {
+	pages := inst.memoryPages()
+	base, seen := h.baseline.LoadOrStore(inst, pages)
+	return seen && pages > base.(uint32)+RecycleGrowthPages
+}
+
 func (h *Host) discard(ctx context.Context, inst instance) {
+	h.baseline.Delete(inst)
 	inst.close(context.WithoutCancel(ctx))
 	h.mu.Lock()
 	h.live--
 	h.mu.Unlock()
 	<-h.slots
+}
+
+// MemoryPages reports the linear memory, in 64 KiB pages, of every
+// instance that has served a call (none for the native engine).
+func (h *Host) MemoryPages() []uint32 {
+	var out []uint32
+	h.baseline.Range(func(k, _ any) bool {
+		if pages := k.(instance).memoryPages(); pages > 0 {
+			out = append(out, pages)
+		}
+		return true
+	})
+	return out
 }
 
 // LiveInstances reports how many instances exist now, idle or busy.

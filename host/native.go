@@ -27,3 +27,5 @@ func (nativeInstance) call(ctx context.Context, export string, request []byte) (
 }
 
 func (nativeInstance) close(context.Context) {}
+
+func (nativeInstance) memoryPages() uint32 { return 0 }

@@ -78,9 +78,7 @@ func stubExtismKernel(ctx context.Context, rt wazero.Runtime, compiled wazero.Co
 }
 
 func (e *wazeroEngine) newInstance(ctx context.Context) (instance, error) {
-	// An empty name lets any number of instances coexist; the module's
-	// output streams are left unset, so wazero discards them.
-	mod, err := e.rt.InstantiateModule(ctx, e.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, moduleConfig().WithName("").WithStartFunctions("_initialize"))
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +90,16 @@ func (e *wazeroEngine) newInstance(ctx context.Context) (instance, error) {
 }
 
 func (e *wazeroEngine) close(ctx context.Context) error { return e.rt.Close(ctx) }
+
+// moduleConfig is how every instance sees the world: no file system, no
+// output (streams left unset are discarded), and real clocks. wazero's
+// default clock is a fake that jumps 1 ms at every reading; the Go
+// runtime in the module paces its garbage collector by the clock, and on
+// the fake one it stopped collecting after some 20,000 calls, so memory
+// grew by every call's garbage until the cap.
+func moduleConfig() wazero.ModuleConfig {
+	return wazero.NewModuleConfig().WithSysNanotime().WithSysWalltime()
+}
 
 type wazeroInstance struct {
 	mod    api.Module
@@ -135,6 +143,8 @@ func (w *wazeroInstance) call(ctx context.Context, export string, request []byte
 }
 
 func (w *wazeroInstance) close(ctx context.Context) { _ = w.mod.Close(ctx) }
+
+func (w *wazeroInstance) memoryPages() uint32 { return w.mod.Memory().Size() / 65536 }
 
 // decodeModuleError reads the ABI error object the module reported.
 func decodeModuleError(raw []byte) error {

@@ -628,6 +628,8 @@ func callDescribe(input []byte) ([]byte, *abi.Error) {
 	w.num(abi.MaxRequestBytes)
 	w.raw(`,"maxDepth":`)
 	w.num(abi.MaxDepth)
+	w.raw(`,"maxValues":`)
+	w.num(abi.MaxValues)
 	w.raw("}}")
 	return w.b, nil
 }

@@ -80,12 +80,47 @@ type decoder struct {
 	data     []byte
 	pos      int
 	maxDepth int
+
+	// Values come from chunks, and members and items collect on shared
+	// stacks until their container ends: a document costs a few
+	// allocations instead of one per value, which matters most inside
+	// the module, where allocation and garbage collection are slow.
+	vals    []Value
+	members []Member
+	items   []*Value
+	count   int // values decoded so far
+	// maxValues bounds count; 0 means no bound.
+	maxValues int
+}
+
+// countError reports more values than the limit.
+type countError struct{ limit int }
+
+func (e *countError) Error() string {
+	return "more than " + strconv.Itoa(e.limit) + " JSON values"
+}
+
+const valueChunk = 64
+
+// newValue returns a pointer to a copy of v from the current chunk.
+func (d *decoder) newValue(v Value) *Value {
+	if len(d.vals) == cap(d.vals) {
+		d.vals = make([]Value, 0, valueChunk)
+	}
+	d.vals = append(d.vals, v)
+	return &d.vals[len(d.vals)-1]
 }
 
 // ParseJSON decodes one JSON document. Nesting deeper than maxDepth is an
 // error; so is anything after the value but whitespace.
 func ParseJSON(data []byte, maxDepth int) (*Value, error) {
-	d := decoder{data: data, maxDepth: maxDepth}
+	return parseJSONLimited(data, maxDepth, 0)
+}
+
+// parseJSONLimited is ParseJSON that also refuses more than maxValues
+// values (0: no limit).
+func parseJSONLimited(data []byte, maxDepth, maxValues int) (*Value, error) {
+	d := decoder{data: data, maxDepth: maxDepth, maxValues: maxValues}
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -115,6 +150,9 @@ func (d *decoder) value(depth int) (*Value, error) {
 	if d.pos >= len(d.data) {
 		return nil, d.fail("unexpected end of input")
 	}
+	if d.count++; d.maxValues > 0 && d.count > d.maxValues {
+		return nil, &countError{d.maxValues}
+	}
 	switch c := d.data[d.pos]; {
 	case c == '{':
 		return d.object(depth + 1)
@@ -125,7 +163,7 @@ func (d *decoder) value(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Value{Kind: KindString, Str: s}, nil
+		return d.newValue(Value{Kind: KindString, Str: s}), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	default:
@@ -135,8 +173,7 @@ func (d *decoder) value(depth int) (*Value, error) {
 		}{{"true", Value{Kind: KindBool, Bool: true}}, {"false", Value{Kind: KindBool}}, {"null", Value{}}} {
 			if len(d.data)-d.pos >= len(lit.word) && string(d.data[d.pos:d.pos+len(lit.word)]) == lit.word {
 				d.pos += len(lit.word)
-				v := lit.v
-				return &v, nil
+				return d.newValue(lit.v), nil
 			}
 		}
 		return nil, d.fail("unexpected character " + quoteByte(c))
@@ -155,12 +192,14 @@ func (d *decoder) object(depth int) (*Value, error) {
 		return nil, &depthError{d.maxDepth}
 	}
 	d.pos++ // {
-	v := &Value{Kind: KindObject}
+	v := d.newValue(Value{Kind: KindObject})
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
 		return v, nil
 	}
+	start := len(d.members)
+	defer func() { d.members = d.members[:start] }()
 	var index map[string]int // built only for larger objects
 	for {
 		d.skipSpace()
@@ -184,15 +223,17 @@ func (d *decoder) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i, dup := lookupMember(v.Members, index, key); dup {
-			v.Members[i].Value = member
+		own := d.members[start:]
+		if i, dup := lookupMember(own, index, key); dup {
+			own[i].Value = member
 		} else {
-			v.Members = append(v.Members, Member{key, member})
+			d.members = append(d.members, Member{key, member})
+			n := len(d.members) - start
 			if index != nil {
-				index[key] = len(v.Members) - 1
-			} else if len(v.Members) > 16 {
-				index = make(map[string]int, 2*len(v.Members))
-				for i, m := range v.Members {
+				index[key] = n - 1
+			} else if n > 16 {
+				index = make(map[string]int, 2*n)
+				for i, m := range d.members[start:] {
 					index[m.Key] = i
 				}
 			}
@@ -206,6 +247,7 @@ func (d *decoder) object(depth int) (*Value, error) {
 			d.pos++
 		case '}':
 			d.pos++
+			v.Members = append([]Member(nil), d.members[start:]...)
 			return v, nil
 		default:
 			return nil, d.fail("expected ',' or '}' in an object")
@@ -231,19 +273,21 @@ func (d *decoder) array(depth int) (*Value, error) {
 		return nil, &depthError{d.maxDepth}
 	}
 	d.pos++ // [
-	v := &Value{Kind: KindArray}
+	v := d.newValue(Value{Kind: KindArray})
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
 		return v, nil
 	}
+	start := len(d.items)
+	defer func() { d.items = d.items[:start] }()
 	for {
 		d.skipSpace()
 		item, err := d.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		v.Arr = append(v.Arr, item)
+		d.items = append(d.items, item)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.fail("unexpected end of input in an array")
@@ -253,6 +297,7 @@ func (d *decoder) array(depth int) (*Value, error) {
 			d.pos++
 		case ']':
 			d.pos++
+			v.Arr = append([]*Value(nil), d.items[start:]...)
 			return v, nil
 		default:
 			return nil, d.fail("expected ',' or ']' in an array")
@@ -296,7 +341,7 @@ func (d *decoder) number() (*Value, error) {
 	// The grammar is checked above, so the only possible error is a range
 	// error, and then ParseFloat returns ±Inf or ±0 as JSON.parse does.
 	f, _ := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
-	return &Value{Kind: KindNumber, Num: f}, nil
+	return d.newValue(Value{Kind: KindNumber, Num: f}), nil
 }
 
 // str decodes a string literal starting at the opening quote.

@@ -21,8 +21,12 @@ func decodeRequest(export string, input []byte, fields ...string) (*request, *ab
 	if len(input) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(input), abi.MaxRequestBytes)
 	}
-	v, err := ParseJSON(input, abi.MaxDepth)
+	v, err := parseJSONLimited(input, abi.MaxDepth, abi.MaxValues)
 	if err != nil {
+		var ce *countError
+		if errors.As(err, &ce) {
+			return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request holds %s", export, ce.Error())
+		}
 		var de *depthError
 		if errors.As(err, &de) {
 			return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request has %s", export, de.Error())

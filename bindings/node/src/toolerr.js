@@ -124,6 +124,7 @@ export class Toolerr {
           abiError = null;
         }
         if (typeof abiError?.code === 'string' && typeof abiError?.message === 'string') {
+          await plugin.reset();
           throw new ToolerrError(abiError.code, abiError.message);
         }
       }
@@ -133,10 +134,16 @@ export class Toolerr {
       plugin.close().catch(() => {});
       throw new ToolerrError('TRAP', `${exportName}: the module trapped: ${message}`);
     }
-    if (output === null) {
-      throw new ToolerrError('INTERNAL', `${exportName}: the module returned no output`);
+    try {
+      if (output === null) {
+        throw new ToolerrError('INTERNAL', `${exportName}: the module returned no output`);
+      }
+      return output.text();
+    } finally {
+      // Extism keeps every call's input and output blocks until reset; left
+      // alone they pile up and, after 2^15 blocks, the next call traps.
+      await plugin.reset();
     }
-    return output.text();
   }
 
   /** callJSON is call with the response parsed. */
