@@ -130,11 +130,44 @@ func boolOr(v *Value, def bool) bool {
 	return def
 }
 
+// sameValue reports whether a and b are the same JSON value, whatever the
+// order of their object members.
 func sameValue(a, b *Value) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return string(appendJSONValue(nil, canonicalize(a))) == string(appendJSONValue(nil, canonicalize(b)))
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.Bool == b.Bool
+	case KindNumber:
+		return a.Num == b.Num
+	case KindString:
+		return a.Str == b.Str
+	case KindArray:
+		if len(a.Arr) != len(b.Arr) {
+			return false
+		}
+		for i := range a.Arr {
+			if !sameValue(a.Arr[i], b.Arr[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a.Members) != len(b.Members) {
+		return false
+	}
+	for _, m := range a.Members {
+		if !sameValue(m.Value, b.Get(m.Key)) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxSchemaDepth bounds how deep two schemas are compared.

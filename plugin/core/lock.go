@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"strconv"
-	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/abi"
 )
@@ -38,15 +38,30 @@ func (l *lockfile) find(name string) *lockedTool {
 	return nil
 }
 
-// lessUTF16 orders keys by UTF-16 code units, as RFC 8785 canonical JSON.
+// lessUTF16 orders keys by UTF-16 code units, as RFC 8785 canonical JSON,
+// without converting them: code points compare as their first code unit
+// (a supplementary one as its high surrogate), then as their second.
 func lessUTF16(a, b string) bool {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return ua[i] < ub[i]
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			ua, ub := firstUnit(ra), firstUnit(rb)
+			if ua != ub {
+				return ua < ub
+			}
+			return ra < rb // same high surrogate: the low ones order as the runes
 		}
+		a, b = a[na:], b[nb:]
 	}
-	return len(ua) < len(ub)
+	return len(a) < len(b)
+}
+
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		return 0xd800 + (r-0x10000)>>10
+	}
+	return r
 }
 
 // canonicalize returns v with every object's keys sorted (a repeated key
