@@ -46,6 +46,7 @@ test-go:
 prepare:
 	bash examples/node/prepare.sh
 	bash bindings/python/venv.sh
+	bash examples/rust/build.sh
 	$(GO) build -o bin/billing-go ./examples/go
 
 test-node: prepare
@@ -53,6 +54,9 @@ test-node: prepare
 
 test-python: prepare
 	bash bindings/python/test.sh
+
+test-rust: prepare
+	bash bindings/rust/test.sh
 
 # conformance: every vector through every engine's batch command.
 conformance: prepare
@@ -78,7 +82,7 @@ fuzz-smoke:
 stress:
 	$(GO) test -count=1 -timeout=60m -run='^(TestStress|TestMemory_Flat)$$' ./host -stress.calls=100000 -memflat.calls=1000000 -v
 
-test: vet fmt-check test-go fuzz-smoke test-node test-python conformance e2e
+test: vet fmt-check test-go fuzz-smoke test-node test-python test-rust conformance e2e
 
 # bench measures every engine on the same requests and writes BENCHMARKS.md
 # and docs/bench.svg.

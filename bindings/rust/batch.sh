@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The Rust engine's batch command (SPEC section 8) for the conformance runner:
+# `cargo run --example batch` with the shared target folder, so that it reuses
+# what bindings/rust/test.sh built instead of compiling wasmtime into ./target.
+# Run from anywhere; stdin and stdout are the protocol's.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+unset EXTISM_ENABLE_WASI_OUTPUT
+exec cargo run --quiet --locked -j 2 --manifest-path "$root/bindings/rust/Cargo.toml" --example batch

@@ -1,0 +1,511 @@
+//! The host: the embedded module, compiled once, and a pool of instances.
+
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use extism::{CompiledPlugin, Manifest, Plugin, PluginBuilder, Wasm};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::abi::{self, CallToolResult, Description};
+use crate::error::{Error, ErrorCode, Result};
+
+/// The bytes of `plugin/toolerr.wasm`, included when this crate was built.
+pub const WASM: &[u8] = include_bytes!("../../../plugin/toolerr.wasm");
+
+/// The committed `plugin/toolerr.wasm.sha256` file (`<hex digest>  toolerr.wasm`).
+pub const WASM_SHA256_FILE: &str = include_str!("../../../plugin/toolerr.wasm.sha256");
+
+/// The ABI major this binding speaks; [`Host::new`] refuses any other.
+pub const ABI_MAJOR: u32 = 1;
+
+/// The expected hex sha256 of [`WASM`], read from [`WASM_SHA256_FILE`].
+pub fn wasm_sha256() -> &'static str {
+    WASM_SHA256_FILE.split_whitespace().next().unwrap_or("")
+}
+
+/// The hex sha256 of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Extism reads this variable when it creates an instance: when it is set,
+/// the plugin's stdout is the process's stdout, which would corrupt a stdio
+/// MCP server. [`Host::new`] refuses to start while it is set.
+pub const WASI_OUTPUT_VARIABLE: &str = "EXTISM_ENABLE_WASI_OUTPUT";
+
+/// Configures a [`Host`]. `Options::default()` runs the embedded module with
+/// the defaults below.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The most instances alive at once, and so the most calls running at
+    /// once; further calls wait. 0 means the machine's available parallelism.
+    pub max_instances: usize,
+    /// Each instance's memory cap, in 64 KiB pages (default 1024: 64 MiB).
+    pub memory_max_pages: u32,
+    /// The longest one call may run (default 10 s); `None` for no bound. A
+    /// call that runs out of time fails with `TIMEOUT` and its instance is
+    /// discarded.
+    pub call_timeout: Option<Duration>,
+    /// Replaces the embedded module: its bytes and their expected hex sha256.
+    pub wasm: Option<(Vec<u8>, String)>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_instances: 0,
+            memory_max_pages: 1024,
+            call_timeout: Some(Duration::from_secs(10)),
+            wasm: None,
+        }
+    }
+}
+
+/// Runs toolerr's exports on the embedded `toolerr.wasm`.
+///
+/// # Notes
+/// - A `Host` is `Send + Sync`: share one (`&Host`, `Arc<Host>` or the
+///   process-wide [`host()`](crate::host())). It compiles the module once and
+///   pools instances, one per concurrent call, up to `Options::max_instances`;
+///   an Extism instance runs one call at a time (`&mut self`).
+/// - An instance that traps or times out is discarded; the next call gets a
+///   fresh one. A bad request is not a trap: the instance keeps serving.
+/// - [`Host::new`] refuses bytes whose sha256 is not the committed one, and a
+///   module whose ABI major is not [`ABI_MAJOR`].
+/// - Plugin stdout and stderr are discarded (Extism's default); `new` refuses
+///   to start when `EXTISM_ENABLE_WASI_OUTPUT` would send them to the
+///   process's own.
+pub struct Host {
+    compiled: CompiledPlugin,
+    pool: Mutex<Pool>,
+    freed: Condvar,
+    max_instances: usize,
+    description: Description,
+}
+
+struct Pool {
+    idle: Vec<Plugin>,
+    live: usize,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("abi_version", &self.description.abi_version)
+            .field("version", &self.description.version)
+            .field("max_instances", &self.max_instances)
+            .finish()
+    }
+}
+
+/// An instance checked out of the pool; dropping it without `release`
+/// discards it (a panic mid-call leaves no broken instance behind).
+struct Checkout<'h> {
+    host: &'h Host,
+    plugin: Option<Plugin>,
+}
+
+impl Checkout<'_> {
+    fn release(mut self) {
+        if let Some(plugin) = self.plugin.take() {
+            let mut pool = self.host.lock_pool();
+            pool.idle.push(plugin);
+            drop(pool);
+            self.host.freed.notify_one();
+        }
+    }
+}
+
+impl Drop for Checkout<'_> {
+    fn drop(&mut self) {
+        if let Some(plugin) = self.plugin.take() {
+            drop(plugin);
+            let mut pool = self.host.lock_pool();
+            pool.live -= 1;
+            drop(pool);
+            self.host.freed.notify_one();
+        }
+    }
+}
+
+/// The error object the module sets on a bad request.
+#[derive(Deserialize)]
+struct ModuleError {
+    code: String,
+    message: String,
+}
+
+impl Host {
+    /// Loads the embedded module with the default options.
+    pub fn new() -> Result<Host> {
+        Host::with_options(Options::default())
+    }
+
+    /// Checks the module's sha256, compiles it, and checks its ABI major
+    /// with `describe`.
+    pub fn with_options(options: Options) -> Result<Host> {
+        refuse_wasi_output()?;
+        let (wasm, want) = match &options.wasm {
+            Some((bytes, sha)) => (bytes.as_slice(), sha.as_str()),
+            None => (WASM, wasm_sha256()),
+        };
+        let got = sha256_hex(wasm);
+        if !got.eq_ignore_ascii_case(want) {
+            return Err(Error::trap(format!(
+                "toolerr: module sha256 is {got}, want {want}"
+            )));
+        }
+        let mut manifest =
+            Manifest::new([Wasm::data(wasm.to_vec())]).with_memory_max(options.memory_max_pages);
+        if let Some(timeout) = options.call_timeout {
+            manifest = manifest.with_timeout(timeout);
+        }
+        let compiled = PluginBuilder::new(manifest)
+            .with_wasi(true)
+            .compile()
+            .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))?;
+        let max_instances = match options.max_instances {
+            0 => std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            n => n,
+        };
+        let mut host = Host {
+            compiled,
+            pool: Mutex::new(Pool {
+                idle: Vec::new(),
+                live: 0,
+            }),
+            freed: Condvar::new(),
+            max_instances,
+            description: placeholder_description(),
+        };
+        let text = host
+            .run("describe", b"{}")
+            .map_err(|e| Error::new(e.code.clone(), format!("toolerr: describe: {}", e.message)))?;
+        let description: Description = serde_json::from_str(&text).map_err(|e| {
+            Error::internal(format!("toolerr: describe: undecodable response: {e}"))
+        })?;
+        let major = description
+            .abi_version
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u32>().ok());
+        if major != Some(ABI_MAJOR) {
+            return Err(Error::trap(format!(
+                "toolerr: module ABI {:?} is not supported by this host (ABI major {ABI_MAJOR})",
+                description.abi_version
+            )));
+        }
+        host.description = description;
+        Ok(host)
+    }
+
+    /// What the module said of itself at load (`describe`).
+    pub fn description(&self) -> &Description {
+        &self.description
+    }
+
+    /// Whether the module has `export` (as `describe` lists it).
+    pub fn has_export(&self, export: &str) -> bool {
+        self.description.exports.iter().any(|e| e == export)
+    }
+
+    /// How many instances exist now, idle or busy.
+    pub fn live_instances(&self) -> usize {
+        self.lock_pool().live
+    }
+
+    /// Calls `export` with `request` written as compact JSON and returns the
+    /// response text exactly as the module wrote it.
+    pub fn call(&self, export: &str, request: &serde_json::Value) -> Result<String> {
+        let body = serde_json::to_vec(request)
+            .map_err(|e| Error::invalid(format!("{export}: request could not be encoded: {e}")))?;
+        self.call_raw(export, &body)
+    }
+
+    /// Calls `export` with the request bytes as they are (malformed JSON
+    /// included: the module answers it with `INVALID_REQUEST`) and returns the
+    /// response text exactly as the module wrote it.
+    pub fn call_raw(&self, export: &str, request: &[u8]) -> Result<String> {
+        if !self.has_export(export) {
+            return Err(Error::invalid(format!("unknown export {export:?}")));
+        }
+        let limit = self.description.limits.max_request_bytes;
+        if request.len() as u64 > limit {
+            return Err(Error::new(
+                ErrorCode::RequestTooLarge,
+                format!(
+                    "{export}: request is {} bytes, over the limit of {limit}",
+                    request.len()
+                ),
+            ));
+        }
+        self.run(export, request)
+    }
+
+    /// Serializes `request`, calls `export`, and decodes the response.
+    pub fn call_json<Req: Serialize + ?Sized, Resp: DeserializeOwned>(
+        &self,
+        export: &str,
+        request: &Req,
+    ) -> Result<Resp> {
+        let body = serde_json::to_vec(request)
+            .map_err(|e| Error::invalid(format!("{export}: request could not be encoded: {e}")))?;
+        let text = self.call_raw(export, &body)?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::internal(format!("{export}: undecodable response: {e}")))
+    }
+
+    /// Runs one call on a pooled instance.
+    fn run(&self, export: &str, request: &[u8]) -> Result<String> {
+        let mut checkout = self.acquire()?;
+        let plugin = checkout
+            .plugin
+            .as_mut()
+            .expect("a checkout holds an instance");
+        let outcome = plugin
+            .call_get_error_code::<&[u8], &[u8]>(export, request)
+            .map(|bytes| bytes.to_vec());
+        match outcome {
+            Ok(bytes) => {
+                checkout.release();
+                String::from_utf8(bytes)
+                    .map_err(|e| Error::internal(format!("{export}: response is not UTF-8: {e}")))
+            }
+            Err((err, rc)) => {
+                // A bad request: the export returned 1 and set the error
+                // object. The instance is healthy and goes back to the pool.
+                if rc == 1 {
+                    if let Ok(module) = serde_json::from_str::<ModuleError>(&err.to_string()) {
+                        checkout.release();
+                        return Err(Error::new(
+                            ErrorCode::from_abi(&module.code),
+                            module.message,
+                        ));
+                    }
+                }
+                // Anything else (a trap, a timeout, an out-of-memory) leaves
+                // the instance in an undefined state: dropping the checkout
+                // discards it.
+                drop(checkout);
+                if err.to_string() == "timeout" {
+                    return Err(Error::new(
+                        ErrorCode::Timeout,
+                        format!("{export}: the call ran out of time"),
+                    ));
+                }
+                Err(Error::trap(format!(
+                    "{export}: the module trapped: {err:#}"
+                )))
+            }
+        }
+    }
+
+    fn lock_pool(&self) -> MutexGuard<'_, Pool> {
+        // The pool's state stays consistent across a panic (counts change
+        // under the lock only), so a poisoned lock is still usable.
+        self.pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn acquire(&self) -> Result<Checkout<'_>> {
+        let mut pool = self.lock_pool();
+        loop {
+            if let Some(plugin) = pool.idle.pop() {
+                return Ok(Checkout {
+                    host: self,
+                    plugin: Some(plugin),
+                });
+            }
+            if pool.live < self.max_instances {
+                pool.live += 1;
+                drop(pool);
+                // From here on, dropping the checkout gives the slot back.
+                let mut checkout = Checkout {
+                    host: self,
+                    plugin: None,
+                };
+                match self.new_instance() {
+                    Ok(plugin) => {
+                        checkout.plugin = Some(plugin);
+                        return Ok(checkout);
+                    }
+                    Err(e) => {
+                        let mut pool = self.lock_pool();
+                        pool.live -= 1;
+                        drop(pool);
+                        self.freed.notify_one();
+                        return Err(e);
+                    }
+                }
+            }
+            pool = self.freed.wait(pool).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn new_instance(&self) -> Result<Plugin> {
+        refuse_wasi_output()?;
+        Plugin::new_from_compiled(&self.compiled)
+            .map_err(|e| Error::trap(format!("toolerr: new instance: {e:#}")))
+    }
+
+    fn result<Req: Serialize + ?Sized>(
+        &self,
+        export: &str,
+        request: &Req,
+    ) -> Result<CallToolResult> {
+        self.call_json(export, request)
+    }
+
+    /// Renders a `<tool_error>`. Warnings come back with `is_error` false:
+    /// they ride the success path.
+    pub fn tool_error(&self, request: &abi::ToolErrorRequest) -> Result<CallToolResult> {
+        self.result("tool_error", request)
+    }
+
+    /// Renders the reference's `error()`: a message and, when `code` is
+    /// given, a code attribute.
+    pub fn simple_error(&self, message: &str, code: Option<&str>) -> Result<CallToolResult> {
+        let request = abi::SimpleErrorRequest {
+            message: message.into(),
+            code: code.map(Into::into),
+        };
+        self.result("simple_error", &request)
+    }
+
+    /// Renders the `MISSING_REQUIRED_FIELD` envelope for `field`.
+    pub fn required(&self, field: &str) -> Result<CallToolResult> {
+        self.result(
+            "required_field",
+            &abi::RequiredFieldRequest {
+                field: field.into(),
+            },
+        )
+    }
+
+    /// Renders the envelope of an unmarked failure in a handler; its recovery
+    /// tells the model not to blindly retry.
+    pub fn internal_error(&self, request: &abi::InternalErrorRequest) -> Result<CallToolResult> {
+        self.result("internal_error", request)
+    }
+
+    /// Renders the `RATE_LIMITED` envelope of a rate limiter.
+    pub fn rate_limited(&self, request: &abi::RateLimitedRequest) -> Result<CallToolResult> {
+        self.result("rate_limited", request)
+    }
+
+    /// Renders the `SERVER_BUSY` envelope of a concurrency guard.
+    pub fn server_busy(&self, request: &abi::ServerBusyRequest) -> Result<CallToolResult> {
+        self.result("server_busy", request)
+    }
+
+    /// Renders a `<validation_error>` from a validator's issues.
+    pub fn format_validation(
+        &self,
+        request: &abi::FormatValidationRequest,
+    ) -> Result<CallToolResult> {
+        self.result("format_validation", request)
+    }
+
+    /// Checks arguments against a tool's JSON Schema. `Valid`, or `Invalid`
+    /// with the `<validation_error>` to answer with.
+    pub fn validate(&self, request: &abi::ValidateRequest) -> Result<abi::Validation> {
+        let response: abi::ValidateResponse = self.call_json("validate", request)?;
+        match (response.valid, response.result) {
+            (true, _) => Ok(abi::Validation::Valid),
+            (false, Some(result)) => Ok(abi::Validation::Invalid(result)),
+            (false, None) => Err(Error::internal(
+                "validate: response has valid false and no result",
+            )),
+        }
+    }
+
+    /// Locks the contract of a set of MCP tools (ABI 1.2): `tools` is a
+    /// tools array, a tools/list result or a lockfile, as any `Serialize`
+    /// value (a `serde_json::Value`, rmcp's `Vec<Tool>` or `ListToolsResult`,
+    /// a [`Lockfile`](abi::Lockfile)). The same tools in any key or tool order
+    /// give the same lockfile; a lockfile relocks to itself.
+    pub fn contract_lock<T: Serialize + ?Sized>(&self, tools: &T) -> Result<abi::Lockfile> {
+        self.call_json("contract_lock", &abi::ContractLockRequest { tools })
+    }
+
+    /// Compares two contracts (ABI 1.2), each a lockfile, a tools array or a
+    /// tools/list result: the deltas, the highest severity and whether the
+    /// change is backwards compatible. A lockfile whose digests do not match
+    /// its contracts is refused (`INVALID_REQUEST`).
+    pub fn contract_diff<B: Serialize + ?Sized, A: Serialize + ?Sized>(
+        &self,
+        before: &B,
+        after: &A,
+    ) -> Result<abi::ContractDiff> {
+        self.call_json("contract_diff", &abi::ContractDiffRequest { before, after })
+    }
+
+    /// Escapes `text` for an element body or a double-quoted attribute.
+    pub fn escape(&self, text: &str, context: abi::EscapeContext) -> Result<String> {
+        let request = abi::EscapeRequest {
+            text: text.into(),
+            context,
+        };
+        let response: abi::EscapeResponse = self.call_json("escape", &request)?;
+        Ok(response.text)
+    }
+
+    /// Reads the first envelope in `text`; `None` when there is none.
+    pub fn parse(&self, text: &str) -> Result<Option<abi::Envelope>> {
+        let response: abi::ParseResponse =
+            self.call_json("parse", &abi::ParseRequest::Text(text.into()))?;
+        Ok(response.envelope)
+    }
+
+    /// Reads the first envelope in the text blocks of `result`.
+    pub fn parse_result(&self, result: &CallToolResult) -> Result<Option<abi::Envelope>> {
+        let response: abi::ParseResponse =
+            self.call_json("parse", &abi::ParseRequest::Result(result.clone()))?;
+        Ok(response.envelope)
+    }
+
+    /// Asks the module to describe itself again (see also [`Host::description`]).
+    pub fn describe(&self) -> Result<Description> {
+        self.call_json("describe", &serde_json::json!({}))
+    }
+}
+
+fn refuse_wasi_output() -> Result<()> {
+    if std::env::var_os(WASI_OUTPUT_VARIABLE).is_some() {
+        return Err(Error::trap(format!(
+            "toolerr: {WASI_OUTPUT_VARIABLE} is set, which would send the plugin's output to this \
+             process's stdout and stderr; unset it"
+        )));
+    }
+    Ok(())
+}
+
+/// Stands in until `describe` answers: it lists `describe` only.
+fn placeholder_description() -> Description {
+    Description {
+        abi_version: String::new(),
+        version: String::new(),
+        exports: vec!["describe".into()],
+        codes: Vec::new(),
+        severities: Vec::new(),
+        dialects: Vec::new(),
+        limits: abi::Limits {
+            max_request_bytes: u64::MAX,
+            max_depth: 0,
+        },
+    }
+}
+
+/// The process-wide host, loaded with the default options on first use. The
+/// free functions of this crate and the conversions into rmcp's
+/// `CallToolResult` use it; call it once at start-up to fail early.
+pub fn host() -> Result<&'static Host> {
+    static HOST: OnceLock<Result<Host>> = OnceLock::new();
+    HOST.get_or_init(Host::new).as_ref().map_err(Clone::clone)
+}

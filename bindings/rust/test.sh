@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The Rust part of `make test`: the toolerr crate and the billing-rust example
+# server (the Cargo workspace at the repository root), then the server binary
+# where examples/servers.json starts it (bin/billing-rust).
+#
+# Cargo's target folder lives outside the clone so that repeated runs, and CI
+# runs from fresh clones on the same machine, reuse the compiled wasmtime:
+# CARGO_TARGET_DIR, default $HOME/.cache/toolerr/cargo-target.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+# Plugin output must never reach a stdio server's stdout (the host refuses to
+# start when this is set).
+unset EXTISM_ENABLE_WASI_OUTPUT
+
+echo "== cargo test (Rust binding and example server; target $CARGO_TARGET_DIR)"
+cargo test --locked -j 2 --workspace
+
+bash examples/rust/build.sh

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the billing-rust example server and copies it to bin/billing-rust,
+# where examples/servers.json starts it. Run from anywhere.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+# --all-targets: the same feature set as `cargo test --workspace`, so the two
+# share every compiled dependency instead of building tokio and rmcp twice.
+cargo build --locked -j 2 --workspace --all-targets
+mkdir -p bin
+cp "$CARGO_TARGET_DIR/debug/billing-rust" bin/billing-rust.tmp
+mv bin/billing-rust.tmp bin/billing-rust
+# Start it once with no client: it loads toolerr.wasm, which fills wasmtime's
+# compilation cache (~/.cache/wasmtime), so later starts skip the seconds that
+# compiling the module takes; it exits at the end of its stdin.
+bin/billing-rust </dev/null >/dev/null
+echo "built bin/billing-rust"
