@@ -19,10 +19,14 @@ func pointerPath(p string) []*Value {
 	parts := strings.Split(p, "/")
 	out := make([]*Value, len(parts))
 	for i, part := range parts {
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-		out[i] = &Value{Kind: KindString, Str: part}
+		out[i] = &Value{Kind: KindString, Str: unescapeToken(part)}
 	}
 	return out
+}
+
+// unescapeToken decodes one JSON Pointer reference token (~1 is /, ~0 is ~).
+func unescapeToken(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }
 
 // lookupPointer resolves a JSON Pointer inside doc; nil when absent.
@@ -80,7 +84,7 @@ func jsonSchemaIssues(entries []*Value, schema, args *Value) []Issue {
 			je.path = pointerPath(il)
 			je.schemaPath = kl
 			if i := strings.LastIndexByte(kl, '/'); i >= 0 {
-				je.keyword = strings.ReplaceAll(strings.ReplaceAll(kl[i+1:], "~1", "/"), "~0", "~")
+				je.keyword = unescapeToken(kl[i+1:])
 			}
 			je.message, _ = str(e, "error")
 			if abs, ok := str(e, "absoluteKeywordLocation"); ok {
@@ -268,7 +272,6 @@ func jsonSchemaSuggestion(je jsonSchemaEntry) string {
 		n, ok := boundText(v)
 		return n, v, ok
 	}
-	isOne := func(v *Value) bool { return v != nil && v.Kind == KindNumber && v.Num == 1 }
 	switch je.keyword {
 	case "type":
 		t := je.param("type")

@@ -82,28 +82,25 @@ func pydanticSuggestion(typ string, ctx *Value) string {
 		return suggestFormat(f)
 	}
 	num := func(key string) (string, bool) { return boundText(ctx.Get(key)) }
-	isOne := func(key string) bool {
-		v := ctx.Get(key)
-		return v != nil && v.Kind == KindNumber && v.Num == 1
-	}
+	one := func(key string) bool { return isOne(ctx.Get(key)) }
 	switch typ {
 	case "missing":
 		return suggestMissing
 	case "string_too_short":
 		if n, ok := num("min_length"); ok {
-			return suggestLength(n, isOne("min_length"), true)
+			return suggestLength(n, one("min_length"), true)
 		}
 	case "string_too_long":
 		if n, ok := num("max_length"); ok {
-			return suggestLength(n, isOne("max_length"), false)
+			return suggestLength(n, one("max_length"), false)
 		}
 	case "too_short":
 		if n, ok := num("min_length"); ok {
-			return suggestItems(n, isOne("min_length"), true)
+			return suggestItems(n, one("min_length"), true)
 		}
 	case "too_long":
 		if n, ok := num("max_length"); ok {
-			return suggestItems(n, isOne("max_length"), false)
+			return suggestItems(n, one("max_length"), false)
 		}
 	case "string_pattern_mismatch":
 		return suggestPattern

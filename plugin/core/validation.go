@@ -220,12 +220,8 @@ func boundText(v *Value) (string, bool) {
 	return "", false
 }
 
-func plural(word string, bound *Value) string {
-	if bound.Kind == KindNumber && bound.Num == 1 {
-		return word
-	}
-	return word + "s"
-}
+// isOne reports whether a bound is the number 1 (singular nouns).
+func isOne(bound *Value) bool { return bound != nil && bound.Kind == KindNumber && bound.Num == 1 }
 
 func truthy(v *Value) bool {
 	if v == nil {
@@ -244,15 +240,10 @@ func truthy(v *Value) bool {
 	return true
 }
 
-var stringValidationSuggestions = map[string]string{
-	"email":    "Expected: a valid email address (e.g. user@example.com).",
-	"url":      "Expected: a valid URL (e.g. https://example.com).",
-	"uuid":     "Expected: a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000).",
-	"cuid":     "Expected: a valid CUID.",
-	"datetime": "Expected: an ISO 8601 datetime (e.g. 2024-01-15T10:30:00Z).",
-	"ip":       "Expected: a valid IP address.",
-	"emoji":    "Expected: a valid emoji character.",
-	"regex":    "Value does not match the required pattern.",
+// zodV3Validations are the invalid_string validations the reference gives
+// a suggestion; any other gets none, as there.
+var zodV3Validations = map[string]bool{
+	"email": true, "url": true, "uuid": true, "cuid": true, "datetime": true, "ip": true, "emoji": true, "regex": true,
 }
 
 func zodSuggestion(v *Value) string {
@@ -260,11 +251,11 @@ func zodSuggestion(v *Value) string {
 	switch code {
 	case "invalid_type":
 		if e, ok := str(v, "expected"); ok {
-			return "Expected type: " + e + "."
+			return suggestType(e)
 		}
 	case "invalid_string":
-		if val, ok := str(v, "validation"); ok {
-			return stringValidationSuggestions[val]
+		if val, ok := str(v, "validation"); ok && zodV3Validations[val] {
+			return suggestFormat(val)
 		}
 	case "invalid_format": // Zod v4's invalid_string
 		return zodFormatSuggestion(v)
@@ -274,7 +265,7 @@ func zodSuggestion(v *Value) string {
 		return boundSuggestion(v, "maximum", false)
 	case "invalid_enum_value":
 		if opts := v.Get("options"); opts != nil && opts.Kind == KindArray {
-			return "Valid options: " + quotedList(opts.Arr) + "."
+			return suggestOptions(opts.Arr)
 		}
 	case "invalid_value": // Zod v4's invalid_enum_value and invalid_literal
 		if values := v.Get("values"); values != nil && values.Kind == KindArray {
@@ -295,16 +286,16 @@ func zodSuggestion(v *Value) string {
 		}
 	case "invalid_literal":
 		if e := v.Get("expected"); e != nil {
-			return "Expected exactly: " + string(appendJSONValue(nil, e)) + "."
+			return suggestExactly(e)
 		}
 	case "invalid_union":
-		return "Value didn't match any of the expected formats."
+		return suggestUnion
 	case "unrecognized_keys":
 		if keys := v.Get("keys"); keys != nil && keys.Kind == KindArray {
 			return "Remove or correct unrecognized fields: " + quotedList(keys.Arr) + ". Check for typos."
 		}
 	case "invalid_date":
-		return "Expected a valid date string (ISO 8601)."
+		return suggestDate
 	}
 	return ""
 }
@@ -338,15 +329,9 @@ func boundSuggestion(v *Value, boundKey string, min bool) string {
 	}
 	switch typ {
 	case "string":
-		if min {
-			return "Minimum length: " + n + " " + plural("character", bound) + "."
-		}
-		return "Maximum length: " + n + " " + plural("character", bound) + "."
+		return suggestLength(n, isOne(bound), min)
 	case "array":
-		if min {
-			return "Minimum " + n + " " + plural("item", bound) + "."
-		}
-		return "Maximum " + n + " " + plural("item", bound) + "."
+		return suggestItems(n, isOne(bound), min)
 	case "date":
 		if min {
 			if bound.Kind != KindNumber {
