@@ -6,9 +6,11 @@
 //   - A Host is safe for concurrent use: it pools module instances, one per
 //     concurrent call, up to Options.MaxInstances.
 //   - Every call takes a context.Context; when it ends, or the host's
-//     per-call timeout passes, the caller gets TIMEOUT or CANCELLED at
-//     once. The module call itself runs to its end (the request limit
-//     bounds it) and its instance is then discarded.
+//     per-call timeout passes, the caller gets TIMEOUT or CANCELLED: at
+//     once for a request over InlineRequestBytes, when the call returns
+//     (milliseconds at worst) for a smaller one. The module call itself
+//     runs to its end (the request limit bounds it) and its instance is
+//     then discarded.
 //   - An instance that traps, or whose call was abandoned, is discarded;
 //     the next call gets a fresh one.
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
@@ -233,6 +235,14 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 	var out []byte
 	if ctx.Done() == nil {
 		out, err = inst.call(ctx, export, request)
+	} else if len(request) <= InlineRequestBytes {
+		out, err = inst.call(context.WithoutCancel(ctx), export, request)
+		if ctx.Err() != nil {
+			// The context ended while the call ran: the answer comes too
+			// late to give, and the instance goes like an abandoned one.
+			h.discard(ctx, inst)
+			return nil, hostFailure(ctx, export, ctx.Err())
+		}
 	} else {
 		var abandoned bool
 		out, err, abandoned = h.callWatched(ctx, inst, export, request)
@@ -249,6 +259,14 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 	h.release(inst)
 	return out, err
 }
+
+// InlineRequestBytes is the largest request a call whose context can end
+// runs on the caller's goroutine. The module handles such a request in
+// milliseconds at worst, so the caller learns of a deadline that passed
+// during the call when the call returns, and saves the hand-off to another
+// goroutine, which costs more than the call itself. Larger requests run on
+// a watched goroutine (callWatched), and an ended context answers at once.
+const InlineRequestBytes = 64 << 10
 
 // callWatched runs the call on its own goroutine so that the caller can
 // stop waiting when ctx ends. A call cannot be interrupted inside the

@@ -7,7 +7,10 @@
 package core
 
 import (
+	"slices"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"github.com/toolerr/toolerr/abi"
 )
@@ -17,21 +20,75 @@ import (
 //
 // # Notes
 //   - Call never panics on any input; a bug surfaces as an INTERNAL error.
-//   - Call keeps no state between calls and is safe for concurrent use.
-func Call(export string, input []byte) (out []byte, err *abi.Error) {
+//   - Call keeps no state between calls that changes an answer, and is
+//     safe for concurrent use.
+func Call(export string, input []byte) ([]byte, *abi.Error) {
+	return AppendCall(nil, export, input)
+}
+
+// AppendCall is Call writing the response after dst, so that a caller can
+// reuse one response buffer across calls. On error it returns nil.
+func AppendCall(dst []byte, export string, input []byte) (out []byte, err *abi.Error) {
+	c := calls.Get().(*call)
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, abi.Errorf(abi.CodeInternal, "%s: internal failure: %v", export, p)
 		}
+		c.release()
 	}()
 	handler, ok := exports[export]
 	if !ok {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))
 	}
-	return handler(input)
+	c.out = dst
+	if err := handler(c, input); err != nil {
+		return nil, err
+	}
+	return c.out, nil
 }
 
-var exports = map[string]func([]byte) ([]byte, *abi.Error){
+// call is the working state of one export call: the decoder of its
+// request, the response being written, and a scratch buffer to render
+// into. Calls are pooled, so a warm call allocates little, which is what
+// makes it fast inside the module, where allocation and garbage
+// collection cost far more than natively.
+type call struct {
+	dec     decoder
+	req     request
+	out     []byte
+	scratch []byte
+	line    []byte
+	tool    ToolError
+	issues  []Issue
+}
+
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+// maxScratch is the largest scratch buffer a pooled call keeps.
+const maxScratch = 64 << 10
+
+func (c *call) release() {
+	c.dec.trim()
+	c.req, c.out = request{}, nil
+	if cap(c.scratch) > maxScratch {
+		c.scratch = nil
+	}
+	if cap(c.line) > maxScratch {
+		c.line = nil
+	}
+	clear(c.issues[:cap(c.issues)])
+	if cap(c.issues) > maxChunk {
+		c.issues = nil
+	}
+	clear(c.tool.Actions[:cap(c.tool.Actions)])
+	clear(c.tool.Details[:cap(c.tool.Details)])
+	if cap(c.tool.Actions) > maxChunk || cap(c.tool.Details) > maxChunk {
+		c.tool = ToolError{}
+	}
+	calls.Put(c)
+}
+
+var exports = map[string]func(*call, []byte) *abi.Error{
 	"tool_error":        callToolError,
 	"simple_error":      callSimpleError,
 	"required_field":    callRequiredField,
@@ -47,132 +104,144 @@ var exports = map[string]func([]byte) ([]byte, *abi.Error){
 	"describe":          callDescribe,
 }
 
-// callToolResult encodes an MCP CallToolResult holding one text block.
-func callToolResult(text string, isError bool) []byte {
-	w := jsonWriter{b: make([]byte, 0, len(text)+64)}
+// scratchText is the scratch buffer as a string, for writing it out before
+// the scratch buffer is used again.
+func (c *call) scratchText() string {
+	return unsafe.String(unsafe.SliceData(c.scratch), len(c.scratch))
+}
+
+// toolResult writes an MCP CallToolResult holding one text block.
+func (c *call) toolResult(text string, isError bool) {
+	c.out = slices.Grow(c.out, len(text)+64)
+	w := jsonWriter{b: c.out}
 	w.raw(`{"content":[{"type":"text","text":`)
 	w.str(text)
 	w.raw(`}],"isError":`)
 	w.boolean(isError)
 	w.byte('}')
-	return w.b
+	c.out = w.b
 }
 
-func callToolError(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("tool_error", input, "code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter")
+func callToolError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("tool_error", input, "code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t, err := r.toolError()
-	if err != nil {
-		return nil, err
+	t := &c.tool
+	*t = ToolError{Actions: t.Actions[:0], Details: t.Details[:0]}
+	if err := r.toolError(t); err != nil {
+		return err
 	}
-	return callToolResult(RenderToolError(t), t.IsError()), nil
+	c.scratch = appendToolError(c.scratch[:0], t)
+	c.toolResult(c.scratchText(), t.IsError())
+	return nil
 }
 
-func (r *request) toolError() (*ToolError, *abi.Error) {
+// toolError reads the request into t, whose slices it appends to.
+func (r *request) toolError(t *ToolError) *abi.Error {
 	o := r.obj
-	t := &ToolError{}
 	var err *abi.Error
 	if t.Code, err = r.requiredString(o, "", "code"); err != nil {
-		return nil, err
+		return err
 	}
 	if t.Code == "" {
-		return nil, r.fail(`"code" must not be empty`)
+		return r.fail(`"code" must not be empty`)
 	}
 	if t.Message, err = r.requiredString(o, "", "message"); err != nil {
-		return nil, err
+		return err
 	}
 	if s, err := r.optionalString(o, "", "suggestion"); err != nil {
-		return nil, err
+		return err
 	} else if s != nil {
 		t.Suggestion = *s
 	}
 	if a := present(o, "availableActions"); a != nil {
 		if a.Kind != KindArray {
-			return nil, r.wrongType("availableActions", "an array of strings", a)
+			return r.wrongType("availableActions", "an array of strings", a)
 		}
 		for i, item := range a.Arr {
 			if item.Kind != KindString {
-				return nil, r.wrongType("availableActions["+strconv.Itoa(i)+"]", "a string", item)
+				return r.wrongType("availableActions["+strconv.Itoa(i)+"]", "a string", item)
 			}
 			t.Actions = append(t.Actions, item.Str)
 		}
 	}
 	if s, err := r.optionalString(o, "", "severity"); err != nil {
-		return nil, err
+		return err
 	} else if s != nil {
 		if err := r.oneOf("severity", *s, abi.Severities...); err != nil {
-			return nil, err
+			return err
 		}
 		t.Severity = *s
 	}
 	if d := present(o, "details"); d != nil {
 		if d.Kind != KindObject {
-			return nil, r.wrongType("details", "an object", d)
+			return r.wrongType("details", "an object", d)
 		}
 		for _, m := range d.Members {
 			switch m.Value.Kind {
 			case KindString, KindNumber, KindBool:
 				t.Details = append(t.Details, Detail{m.Key, m.Value})
 			default:
-				return nil, r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
+				return r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
 			}
 		}
 	}
 	if v := present(o, "retryAfter"); v != nil {
 		if v.Kind != KindNumber {
-			return nil, r.wrongType("retryAfter", "a number", v)
+			return r.wrongType("retryAfter", "a number", v)
 		}
 		t.RetryAfter = v.Num
 	}
-	return t, nil
+	return nil
 }
 
-func callSimpleError(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("simple_error", input, "message", "code")
+func callSimpleError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("simple_error", input, "message", "code")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	message, err := r.requiredString(r.obj, "", "message")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	code, err := r.optionalString(r.obj, "", "code")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return callToolResult(RenderSimpleError(message, code), true), nil
+	c.toolResult(RenderSimpleError(message, code), true)
+	return nil
 }
 
-func callRequiredField(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("required_field", input, "field")
+func callRequiredField(c *call, input []byte) *abi.Error {
+	r, err := c.decode("required_field", input, "field")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	field, err := r.requiredString(r.obj, "", "field")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return callToolResult(RenderRequiredField(field), true), nil
+	c.toolResult(RenderRequiredField(field), true)
+	return nil
 }
 
-func callInternalError(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("internal_error", input, "message", "tool", "action")
+func callInternalError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("internal_error", input, "message", "tool", "action")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	message, err := r.requiredString(r.obj, "", "message")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tool, err := r.optionalString(r.obj, "", "tool")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	action, err := r.optionalString(r.obj, "", "action")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var toolName, actionName string
 	if tool != nil {
@@ -182,126 +251,130 @@ func callInternalError(input []byte) ([]byte, *abi.Error) {
 		actionName = *action
 	}
 	if actionName != "" && toolName == "" {
-		return nil, r.fail(`"action" needs "tool"`)
+		return r.fail(`"action" needs "tool"`)
 	}
 	t := InternalError(message, toolName, actionName)
-	return callToolResult(RenderToolError(t), true), nil
+	c.toolResult(RenderToolError(t), true)
+	return nil
 }
 
-func callRateLimited(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("rate_limited", input, "max", "windowSeconds", "retryAfter", "key")
+func callRateLimited(c *call, input []byte) *abi.Error {
+	r, err := c.decode("rate_limited", input, "max", "windowSeconds", "retryAfter", "key")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	max, err := r.requiredNumber(r.obj, "max")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	window, err := r.requiredNumber(r.obj, "windowSeconds")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	retry, err := r.requiredNumber(r.obj, "retryAfter")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	key, err := r.optionalString(r.obj, "", "key")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	k := ""
 	if key != nil {
 		k = *key
 	}
-	return callToolResult(RenderToolError(RateLimited(max, window, retry, k)), true), nil
+	c.toolResult(RenderToolError(RateLimited(max, window, retry, k)), true)
+	return nil
 }
 
-func callServerBusy(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("server_busy", input, "tool", "active", "queued")
+func callServerBusy(c *call, input []byte) *abi.Error {
+	r, err := c.decode("server_busy", input, "tool", "active", "queued")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tool, err := r.requiredString(r.obj, "", "tool")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	active, err := r.requiredNumber(r.obj, "active")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	queued, err := r.requiredNumber(r.obj, "queued")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return callToolResult(RenderToolError(ServerBusy(tool, active, queued)), true), nil
+	c.toolResult(RenderToolError(ServerBusy(tool, active, queued)), true)
+	return nil
 }
 
-func callEscape(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("escape", input, "text", "context")
+func callEscape(c *call, input []byte) *abi.Error {
+	r, err := c.decode("escape", input, "text", "context")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	text, err := r.requiredString(r.obj, "", "text")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	context, err := r.requiredString(r.obj, "", "context")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := r.oneOf("context", context, "content", "attribute"); err != nil {
-		return nil, err
+		return err
 	}
 	out := EscapeContent(text)
 	if context == "attribute" {
 		out = EscapeAttribute(text)
 	}
-	w := jsonWriter{}
+	w := jsonWriter{b: c.out}
 	w.raw(`{"text":`)
 	w.str(out)
 	w.byte('}')
-	return w.b, nil
+	c.out = w.b
+	return nil
 }
 
 // Dialects are the validator output shapes format_validation reads.
 var Dialects = []string{"zod", "pydantic", "jsonschema"}
 
-func callFormatValidation(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("format_validation", input, "action", "issues", "args", "dialect", "contract", "schema")
+func callFormatValidation(c *call, input []byte) *abi.Error {
+	r, err := c.decode("format_validation", input, "action", "issues", "args", "dialect", "contract", "schema")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	action, err := r.requiredString(r.obj, "", "action")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	dialect := "zod"
 	if d, err := r.optionalString(r.obj, "", "dialect"); err != nil {
-		return nil, err
+		return err
 	} else if d != nil {
 		if err := r.oneOf("dialect", *d, Dialects...); err != nil {
-			return nil, err
+			return err
 		}
 		dialect = *d
 	}
 	issuesValue := r.obj.Get("issues")
 	if issuesValue == nil {
-		return nil, r.fail(`"issues" is required`)
+		return r.fail(`"issues" is required`)
 	}
 	if dialect == "jsonschema" && issuesValue.Kind == KindObject && issuesValue.Get("errors") != nil {
 		issuesValue = issuesValue.Get("errors") // a whole basic-output object
 	}
 	if issuesValue.Kind != KindArray {
-		return nil, r.wrongType("issues", "an array", issuesValue)
+		return r.wrongType("issues", "an array", issuesValue)
 	}
 	for i, item := range issuesValue.Arr {
 		if item.Kind != KindObject {
-			return nil, r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
+			return r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
 		}
 	}
 	schema := present(r.obj, "schema")
 	if schema != nil && dialect != "jsonschema" {
-		return nil, r.fail(`"schema" is only read with dialect "jsonschema"`)
+		return r.fail(`"schema" is only read with dialect "jsonschema"`)
 	}
 	args := r.obj.Get("args")
 	var issues []Issue
@@ -311,16 +384,19 @@ func callFormatValidation(input []byte) ([]byte, *abi.Error) {
 	case "jsonschema":
 		issues = jsonSchemaIssues(issuesValue.Arr, schema, args)
 	default:
-		issues = make([]Issue, 0, len(issuesValue.Arr))
+		issues = c.issues[:0]
 		for _, item := range issuesValue.Arr {
 			issues = append(issues, ZodIssue(item))
 		}
+		c.issues = issues
 	}
 	awareness, err := r.contract(action)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return callToolResult(RenderValidationError(action, issues, args, awareness), true), nil
+	c.scratch = appendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
+	c.toolResult(c.scratchText(), true)
+	return nil
 }
 
 // DeltaSeverities are the severities a contract delta may have, most
@@ -423,14 +499,14 @@ func (r *request) contract(action string) (*ContractAwareness, *abi.Error) {
 	return a, nil
 }
 
-func callParse(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("parse", input, "text", "result")
+func callParse(c *call, input []byte) *abi.Error {
+	r, err := c.decode("parse", input, "text", "result")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	text, hasText, err := r.parseSource()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var env *Envelope
 	if hasText {
@@ -438,11 +514,12 @@ func callParse(input []byte) ([]byte, *abi.Error) {
 	} else {
 		env = r.parseResult()
 	}
-	w := jsonWriter{b: make([]byte, 0, 256)}
+	w := jsonWriter{b: c.out}
 	w.raw(`{"envelope":`)
 	writeEnvelope(&w, env)
 	w.byte('}')
-	return w.b, nil
+	c.out = w.b
+	return nil
 }
 
 // parseSource reads exactly one of "text" and "result".
@@ -587,11 +664,11 @@ func writeEnvelope(w *jsonWriter, env *Envelope) {
 	w.byte('}')
 }
 
-func callDescribe(input []byte) ([]byte, *abi.Error) {
-	if _, err := decodeRequest("describe", input); err != nil {
-		return nil, err
+func callDescribe(c *call, input []byte) *abi.Error {
+	if _, err := c.decode("describe", input); err != nil {
+		return err
 	}
-	w := jsonWriter{}
+	w := jsonWriter{b: c.out}
 	w.raw(`{"abiVersion":`)
 	w.str(abi.Version)
 	w.raw(`,"version":`)
@@ -631,7 +708,8 @@ func callDescribe(input []byte) ([]byte, *abi.Error) {
 	w.raw(`,"maxValues":`)
 	w.num(abi.MaxValues)
 	w.raw("}}")
-	return w.b, nil
+	c.out = w.b
+	return nil
 }
 
 // ErrorJSON encodes err as the ABI error object {"code","message"}.

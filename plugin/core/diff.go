@@ -509,21 +509,21 @@ func writeDeltas(w *jsonWriter, deltas []Delta) {
 	w.byte(']')
 }
 
-func callContractDiff(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("contract_diff", input, "before", "after")
+func callContractDiff(c *call, input []byte) *abi.Error {
+	r, err := c.decode("contract_diff", input, "before", "after")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	before, err := r.readContract("before", r.obj.Get("before"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	after, err := r.readContract("after", r.obj.Get("after"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	deltas := cachedDiff(before, after)
-	w := jsonWriter{}
+	w := jsonWriter{b: c.out}
 	w.raw(`{"deltas":`)
 	writeDeltas(&w, deltas)
 	w.raw(`,"maxSeverity":`)
@@ -535,7 +535,8 @@ func callContractDiff(input []byte) ([]byte, *abi.Error) {
 	w.raw(`,"backwardsCompatible":`)
 	w.boolean(maxSeverity(deltas) != "BREAKING")
 	w.byte('}')
-	return w.b, nil
+	c.out = w.b
+	return nil
 }
 
 // diffCache keeps diffs by the digests of their two contracts.
@@ -543,6 +544,25 @@ var diffCache = struct {
 	sync.Mutex
 	byDigests map[[2]string][]Delta
 }{byDigests: map[[2]string][]Delta{}}
+
+// cloneDeltas copies the strings of deltas, which may be views of a
+// request's decoded strings, so that a cached entry holds on to its own
+// text and not to the request it came from.
+func cloneDeltas(deltas []Delta) []Delta {
+	clonePtr := func(s *string) *string {
+		if s == nil {
+			return nil
+		}
+		c := strings.Clone(*s)
+		return &c
+	}
+	for i := range deltas {
+		d := &deltas[i]
+		d.Category, d.Field, d.Severity = strings.Clone(d.Category), strings.Clone(d.Field), strings.Clone(d.Severity)
+		d.Description, d.Before, d.After = strings.Clone(d.Description), clonePtr(d.Before), clonePtr(d.After)
+	}
+	return deltas
+}
 
 func cachedDiff(before, after *lockfile) []Delta {
 	key := [2]string{before.digest, after.digest}
@@ -552,7 +572,7 @@ func cachedDiff(before, after *lockfile) []Delta {
 	if ok {
 		return deltas
 	}
-	deltas = diffContracts(before, after)
+	deltas = cloneDeltas(diffContracts(before, after))
 	diffCache.Lock()
 	if len(diffCache.byDigests) >= 64 {
 		diffCache.byDigests = map[[2]string][]Delta{}

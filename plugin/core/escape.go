@@ -46,6 +46,9 @@ func xmlForbidden(r rune) bool {
 func appendEscaped(b []byte, s string, mode escapeMode) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		if i = skipXMLPlain(s, i); i == len(s) {
+			break
+		}
 		c := s[i]
 		var rep string
 		size := 1

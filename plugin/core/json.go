@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -81,16 +82,85 @@ type decoder struct {
 	pos      int
 	maxDepth int
 
-	// Values come from chunks, and members and items collect on shared
-	// stacks until their container ends: a document costs a few
-	// allocations instead of one per value, which matters most inside
-	// the module, where allocation and garbage collection are slow.
-	vals    []Value
-	members []Member
-	items   []*Value
-	count   int // values decoded so far
+	// Values, members and items come from chunks, and members and items
+	// collect on shared stacks until their container ends: a document
+	// costs a few allocations instead of one per value, which matters
+	// most inside the module, where allocation and garbage collection are
+	// slow. A decoder used again (each pooled call has one) reuses its
+	// chunks, so a small request decodes without allocating them at all:
+	// its values are valid only until the decoder's next document.
+	vals      []Value
+	memArena  []Member
+	itemArena []*Value
+	members   []Member
+	items     []*Value
+	// strs holds the bytes of every decoded string of this document; the
+	// strings are views of it. Like the values, they are valid until the
+	// decoder's next document, which reuses strs: a pooled call's strings
+	// die with the call, and whatever keeps one longer (the schema and diff
+	// caches) clones it first.
+	strs  []byte
+	count int // values decoded so far
 	// maxValues bounds count; 0 means no bound.
 	maxValues int
+}
+
+// Chunk sizes: the first chunk of a kind, and the largest a pooled decoder
+// keeps (so a huge request does not pin its memory in the pool).
+const (
+	firstChunk = 64
+	maxChunk   = 1024
+	maxStrings = 64 << 10 // bytes of strings
+)
+
+// start readies d for data.
+func (d *decoder) start(data []byte, maxDepth, maxValues int) {
+	d.data, d.pos, d.maxDepth, d.maxValues, d.count = data, 0, maxDepth, maxValues, 0
+	d.vals, d.memArena, d.itemArena = d.vals[:0], d.memArena[:0], d.itemArena[:0]
+	d.members, d.items = d.members[:0], d.items[:0]
+	d.strs = d.strs[:0]
+}
+
+// strChunk is the size of a new chunk of string bytes.
+const strChunk = 16 << 10
+
+// room makes d.strs able to take n more bytes without moving: when it
+// cannot, strings continue in a new chunk, and the strings in the old one
+// stay where they are.
+func (d *decoder) room(n int) {
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, strChunk))
+	}
+}
+
+// trim drops what a large document grew, so that a pooled decoder does not
+// pin it, and forgets the data.
+func (d *decoder) trim() {
+	d.data = nil
+	if cap(d.strs) > maxStrings {
+		d.strs = nil
+	}
+	if cap(d.vals) > maxChunk {
+		d.vals = nil
+	}
+	if cap(d.memArena) > maxChunk {
+		d.memArena = nil
+	}
+	if cap(d.itemArena) > maxChunk {
+		d.itemArena = nil
+	}
+	if cap(d.members) > maxChunk {
+		d.members = nil
+	}
+	if cap(d.items) > maxChunk {
+		d.items = nil
+	}
+}
+
+// chunkCap is the capacity of the next chunk after one of capacity old,
+// when n elements must fit.
+func chunkCap(old, n int) int {
+	return max(n, min(max(2*old, firstChunk), maxChunk))
 }
 
 // countError reports more values than the limit.
@@ -100,15 +170,16 @@ func (e *countError) Error() string {
 	return "more than " + strconv.Itoa(e.limit) + " JSON values"
 }
 
-const valueChunk = 64
-
-// newValue returns a pointer to a copy of v from the current chunk.
-func (d *decoder) newValue(v Value) *Value {
+// newValue returns a new value of kind k, zero otherwise, from the current
+// chunk.
+func (d *decoder) newValue(k Kind) *Value {
 	if len(d.vals) == cap(d.vals) {
-		d.vals = make([]Value, 0, valueChunk)
+		d.vals = make([]Value, 0, chunkCap(cap(d.vals), 1))
 	}
-	d.vals = append(d.vals, v)
-	return &d.vals[len(d.vals)-1]
+	d.vals = d.vals[:len(d.vals)+1]
+	v := &d.vals[len(d.vals)-1]
+	*v = Value{Kind: k}
+	return v
 }
 
 // ParseJSON decodes one JSON document. Nesting deeper than maxDepth is an
@@ -120,7 +191,13 @@ func ParseJSON(data []byte, maxDepth int) (*Value, error) {
 // parseJSONLimited is ParseJSON that also refuses more than maxValues
 // values (0: no limit).
 func parseJSONLimited(data []byte, maxDepth, maxValues int) (*Value, error) {
-	d := decoder{data: data, maxDepth: maxDepth, maxValues: maxValues}
+	var d decoder
+	return d.parse(data, maxDepth, maxValues)
+}
+
+// parse decodes data with d.
+func (d *decoder) parse(data []byte, maxDepth, maxValues int) (*Value, error) {
+	d.start(data, maxDepth, maxValues)
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -163,18 +240,25 @@ func (d *decoder) value(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.newValue(Value{Kind: KindString, Str: s}), nil
+		v := d.newValue(KindString)
+		v.Str = s
+		return v, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return d.number()
 	default:
-		for _, lit := range [...]struct {
-			word string
-			v    Value
-		}{{"true", Value{Kind: KindBool, Bool: true}}, {"false", Value{Kind: KindBool}}, {"null", Value{}}} {
-			if len(d.data)-d.pos >= len(lit.word) && string(d.data[d.pos:d.pos+len(lit.word)]) == lit.word {
-				d.pos += len(lit.word)
-				return d.newValue(lit.v), nil
-			}
+		rest := d.data[d.pos:]
+		switch {
+		case len(rest) >= 4 && string(rest[:4]) == "true":
+			d.pos += 4
+			v := d.newValue(KindBool)
+			v.Bool = true
+			return v, nil
+		case len(rest) >= 5 && string(rest[:5]) == "false":
+			d.pos += 5
+			return d.newValue(KindBool), nil
+		case len(rest) >= 4 && string(rest[:4]) == "null":
+			d.pos += 4
+			return d.newValue(KindNull), nil
 		}
 		return nil, d.fail("unexpected character " + quoteByte(c))
 	}
@@ -192,14 +276,15 @@ func (d *decoder) object(depth int) (*Value, error) {
 		return nil, &depthError{d.maxDepth}
 	}
 	d.pos++ // {
-	v := d.newValue(Value{Kind: KindObject})
+	v := d.newValue(KindObject)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
 		return v, nil
 	}
+	// On an error the document is abandoned, so only success unwinds the
+	// member stack.
 	start := len(d.members)
-	defer func() { d.members = d.members[:start] }()
 	var index map[string]int // built only for larger objects
 	for {
 		d.skipSpace()
@@ -247,12 +332,33 @@ func (d *decoder) object(depth int) (*Value, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			v.Members = append([]Member(nil), d.members[start:]...)
+			v.Members = d.keepMembers(d.members[start:])
+			d.members = d.members[:start]
 			return v, nil
 		default:
 			return nil, d.fail("expected ',' or '}' in an object")
 		}
 	}
+}
+
+// keepMembers copies an object's members into the member chunk.
+func (d *decoder) keepMembers(ms []Member) []Member {
+	if cap(d.memArena)-len(d.memArena) < len(ms) {
+		d.memArena = make([]Member, 0, chunkCap(cap(d.memArena), len(ms)))
+	}
+	i := len(d.memArena)
+	d.memArena = append(d.memArena, ms...)
+	return d.memArena[i:len(d.memArena):len(d.memArena)]
+}
+
+// keepItems copies an array's items into the item chunk.
+func (d *decoder) keepItems(items []*Value) []*Value {
+	if cap(d.itemArena)-len(d.itemArena) < len(items) {
+		d.itemArena = make([]*Value, 0, chunkCap(cap(d.itemArena), len(items)))
+	}
+	i := len(d.itemArena)
+	d.itemArena = append(d.itemArena, items...)
+	return d.itemArena[i:len(d.itemArena):len(d.itemArena)]
 }
 
 func lookupMember(members []Member, index map[string]int, key string) (int, bool) {
@@ -273,14 +379,13 @@ func (d *decoder) array(depth int) (*Value, error) {
 		return nil, &depthError{d.maxDepth}
 	}
 	d.pos++ // [
-	v := d.newValue(Value{Kind: KindArray})
+	v := d.newValue(KindArray)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
 		return v, nil
 	}
-	start := len(d.items)
-	defer func() { d.items = d.items[:start] }()
+	start := len(d.items) // unwound on success, as in object
 	for {
 		d.skipSpace()
 		item, err := d.value(depth)
@@ -297,7 +402,8 @@ func (d *decoder) array(depth int) (*Value, error) {
 			d.pos++
 		case ']':
 			d.pos++
-			v.Arr = append([]*Value(nil), d.items[start:]...)
+			v.Arr = d.keepItems(d.items[start:])
+			d.items = d.items[:start]
 			return v, nil
 		default:
 			return nil, d.fail("expected ',' or ']' in an array")
@@ -340,8 +446,36 @@ func (d *decoder) number() (*Value, error) {
 	}
 	// The grammar is checked above, so the only possible error is a range
 	// error, and then ParseFloat returns ±Inf or ±0 as JSON.parse does.
-	f, _ := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
-	return d.newValue(Value{Kind: KindNumber, Num: f}), nil
+	v := d.newValue(KindNumber)
+	v.Num = parseNumber(d.data[start:d.pos])
+	return v, nil
+}
+
+// parseNumber converts a checked number literal. Integers of up to 15
+// digits are exact in a float64 and skip ParseFloat, which is slow inside
+// the module.
+func parseNumber(lit []byte) float64 {
+	digits, neg := lit, false
+	if len(digits) > 0 && digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	if len(digits) <= 15 {
+		n := 0
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				goto general
+			}
+			n = n*10 + int(c-'0')
+		}
+		if neg {
+			return -float64(n) // -0 for "-0", as JSON.parse gives
+		}
+		return float64(n)
+	}
+general:
+	// ParseFloat keeps nothing of its argument, so it reads lit in place.
+	f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), 64)
+	return f
 }
 
 // str decodes a string literal starting at the opening quote.
@@ -349,26 +483,31 @@ func (d *decoder) str() (string, error) {
 	d.pos++ // "
 	start := d.pos
 	// Fast path: plain ASCII without escapes.
+	d.pos = skipJSONPlainBytes(d.data, d.pos)
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
 		if c == '"' {
-			s := string(d.data[start:d.pos])
+			d.room(d.pos - start)
+			mark := len(d.strs)
+			d.strs = append(d.strs, d.data[start:d.pos]...)
 			d.pos++
-			return s, nil
+			return d.strFrom(mark), nil
 		}
 		if c == '\\' || c < 0x20 || c >= 0x80 {
 			break
 		}
 		d.pos++
 	}
-	buf := make([]byte, 0, d.pos-start+16)
-	buf = append(buf, d.data[start:d.pos]...)
+	d.room(d.pos - start + 16)
+	mark := len(d.strs)
+	buf := append(d.strs, d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
 			d.pos++
-			return string(buf), nil
+			d.strs = buf
+			return d.strFrom(mark), nil
 		case c < 0x20:
 			return "", d.fail("control character in a string")
 		case c == '\\':
@@ -428,6 +567,17 @@ func (d *decoder) str() (string, error) {
 		}
 	}
 	return "", d.fail("unexpected end of input in a string")
+}
+
+// strFrom returns the string decoded into d.strs from mark on. Those bytes
+// are not written again during this document: later strings only append,
+// and a full d.strs moves to new memory, leaving earlier strings where they
+// are.
+func (d *decoder) strFrom(mark int) string {
+	if len(d.strs) == mark {
+		return ""
+	}
+	return unsafe.String(&d.strs[mark], len(d.strs)-mark)
 }
 
 func (d *decoder) hex4() (rune, bool) {

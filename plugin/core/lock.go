@@ -181,8 +181,9 @@ func (r *request) readContract(field string, v *Value) (*lockfile, *abi.Error) {
 	return nil, r.wrongType(field, "a lockfile, an array of tools or a tools/list result", v)
 }
 
-func (l *lockfile) json() []byte {
-	w := jsonWriter{}
+// appendJSON writes the lockfile after b.
+func (l *lockfile) appendJSON(b []byte) []byte {
+	w := jsonWriter{b: b}
 	w.raw(`{"lockfileVersion":`)
 	w.num(LockfileVersion)
 	w.raw(`,"digest":`)
@@ -204,14 +205,15 @@ func (l *lockfile) json() []byte {
 	return w.b
 }
 
-func callContractLock(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("contract_lock", input, "tools")
+func callContractLock(c *call, input []byte) *abi.Error {
+	r, err := c.decode("contract_lock", input, "tools")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	l, err := r.readContract("tools", r.obj.Get("tools"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return l.json(), nil
+	c.out = l.appendJSON(c.out)
+	return nil
 }

@@ -63,11 +63,15 @@ func Parse(text string) *Envelope {
 	if start < 0 {
 		return nil
 	}
-	attrs, bodyStart, ok := readOpenTag(text, start+1+len(kind))
+	var top [4]attr
+	attrs, bodyStart, ok := readOpenTag(text, start+1+len(kind), top[:0])
 	if !ok {
 		return nil
 	}
-	closer := "</" + kind + ">"
+	closer := "</tool_error>"
+	if kind == "validation_error" {
+		closer = "</validation_error>"
+	}
 	bodyEnd := strings.Index(text[bodyStart:], closer)
 	body := text[bodyStart:]
 	if bodyEnd >= 0 {
@@ -108,10 +112,34 @@ func tagNameEnds(c byte) bool {
 	return c == '>' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '/'
 }
 
+// attr is one attribute of a tag, its value decoded.
+type attr struct{ name, value string }
+
+// attrList holds a tag's attributes in document order; a repeated name keeps
+// its first value.
+type attrList []attr
+
+// get returns the value of the attribute name.
+func (as attrList) get(name string) (string, bool) {
+	for _, a := range as {
+		if a.name == name {
+			return a.value, true
+		}
+	}
+	return "", false
+}
+
+// value is get without the presence flag.
+func (as attrList) value(name string) string {
+	v, _ := as.get(name)
+	return v
+}
+
 // readOpenTag reads attributes from pos (just after the tag name) to the
-// closing '>', which may not sit inside a quoted value.
-func readOpenTag(text string, pos int) (map[string]string, int, bool) {
-	attrs := map[string]string{}
+// closing '>', which may not sit inside a quoted value, appending them to
+// buf.
+func readOpenTag(text string, pos int, buf attrList) (attrList, int, bool) {
+	attrs := buf
 	for pos < len(text) {
 		c := text[pos]
 		switch {
@@ -147,8 +175,8 @@ func readOpenTag(text string, pos int) (map[string]string, int, bool) {
 			if end < 0 {
 				return nil, 0, false
 			}
-			if _, dup := attrs[name]; !dup {
-				attrs[name] = decodeEntities(text[pos+1 : pos+1+end])
+			if _, dup := attrs.get(name); !dup {
+				attrs = append(attrs, attr{name, decodeEntities(text[pos+1 : pos+1+end])})
 			}
 			pos += end + 2
 		}
@@ -165,12 +193,31 @@ func isNameByte(c byte) bool {
 type scanner struct {
 	body    string
 	pos     int
-	missing map[string]bool // closing tags known to be absent after pos
+	missing map[string]bool // names whose closing tag is known to be absent after pos
+	// attrBuf holds the attributes next returned last; the next call to
+	// next reuses it.
+	attrBuf attrList
+}
+
+// indexCloser returns the offset in s of the first "</name>", or -1.
+func indexCloser(s, name string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "</")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		rest := s[i+2:]
+		if len(rest) > len(name) && rest[len(name)] == '>' && rest[:len(name)] == name {
+			return i
+		}
+		i += 2
+	}
 }
 
 // next finds the next opening tag at or after s.pos and returns its name,
 // its attributes (when it has any) and the offset just after it.
-func (s *scanner) next() (name string, attrs map[string]string, after int, ok bool) {
+func (s *scanner) next() (name string, attrs attrList, after int, ok bool) {
 	for {
 		j := strings.IndexByte(s.body[s.pos:], '<')
 		if j < 0 {
@@ -191,7 +238,8 @@ func (s *scanner) next() (name string, attrs map[string]string, after int, ok bo
 		}
 		// Only a tag we read attributes from is parsed further; quoted
 		// values are scanned once, so this stays linear.
-		attrs, after, ok = readOpenTag(s.body, nameEnd)
+		attrs, after, ok = readOpenTag(s.body, nameEnd, s.attrBuf[:0])
+		s.attrBuf = attrs
 		if !ok {
 			s.pos = at + 1
 			continue
@@ -203,31 +251,30 @@ func (s *scanner) next() (name string, attrs map[string]string, after int, ok bo
 // element returns the raw text from from to the closing tag of name and
 // moves past it; ok is false when the closing tag is missing.
 func (s *scanner) element(name string, from int) (string, bool) {
-	closer := "</" + name + ">"
-	if s.missing[closer] {
+	if s.missing[name] {
 		return "", false
 	}
-	end := strings.Index(s.body[from:], closer)
+	end := indexCloser(s.body[from:], name)
 	if end < 0 {
 		if s.missing == nil {
 			s.missing = map[string]bool{}
 		}
-		s.missing[closer] = true
+		s.missing[name] = true
 		return "", false
 	}
-	s.pos = from + end + len(closer)
+	s.pos = from + end + len("</>") + len(name)
 	return s.body[from : from+end], true
 }
 
 // text is the trimmed, decoded content of an element.
 func text(raw string) string { return decodeEntities(trimJS(raw)) }
 
-func (s *scanner) toolError(attrs map[string]string) *ParsedToolError {
+func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 	t := &ParsedToolError{Code: "UNKNOWN", Severity: "error", Actions: []string{}, Details: []ParsedDetail{}}
-	if c, ok := attrs["code"]; ok && c != "" {
+	if c, ok := attrs.get("code"); ok && c != "" {
 		t.Code = c
 	}
-	if sev, ok := attrs["severity"]; ok && sev != "" {
+	if sev, ok := attrs.get("severity"); ok && sev != "" {
 		t.Severity = sev
 	}
 	haveMessage := false
@@ -266,7 +313,7 @@ func (s *scanner) toolError(attrs map[string]string) *ParsedToolError {
 					t.Actions = append(t.Actions, a)
 				}
 			case "detail":
-				key := tagAttrs["key"]
+				key := tagAttrs.value("key")
 				t.Details = setDetail(t.Details, key, text(raw))
 			}
 		case "available_actions":
@@ -321,8 +368,8 @@ func parseSeconds(s string) *float64 {
 	return &f
 }
 
-func (s *scanner) validation(attrs map[string]string) *ParsedValidation {
-	v := &ParsedValidation{Action: attrs["action"], Fields: []ParsedField{}}
+func (s *scanner) validation(attrs attrList) *ParsedValidation {
+	v := &ParsedValidation{Action: attrs.value("action"), Fields: []ParsedField{}}
 	for {
 		name, tagAttrs, after, ok := s.next()
 		if !ok {
@@ -332,7 +379,7 @@ func (s *scanner) validation(attrs map[string]string) *ParsedValidation {
 		switch name {
 		case "field":
 			if raw, ok := s.element("field", after); ok {
-				v.Fields = append(v.Fields, ParsedField{Name: tagAttrs["name"], Message: text(raw)})
+				v.Fields = append(v.Fields, ParsedField{Name: tagAttrs.value("name"), Message: text(raw)})
 			}
 		case "recovery":
 			if raw, ok := s.element("recovery", after); ok && v.Recovery == nil {
@@ -359,7 +406,7 @@ func parseContract(body string) *ParsedContract {
 		}
 		s.pos = after
 		if name == "change" {
-			c.Changes = append(c.Changes, ParsedChange{Severity: tagAttrs["severity"], Field: tagAttrs["field"]})
+			c.Changes = append(c.Changes, ParsedChange{Severity: tagAttrs.value("severity"), Field: tagAttrs.value("field")})
 			cur = &c.Changes[len(c.Changes)-1]
 			continue
 		}

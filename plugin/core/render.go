@@ -28,6 +28,22 @@ func (d Detail) Text() string {
 	}
 }
 
+// appendText writes Text escaped for element content; only a string can
+// need escaping.
+func (d Detail) appendText(b []byte) []byte {
+	switch d.Value.Kind {
+	case KindNumber:
+		return appendNumber(b, d.Value.Num)
+	case KindBool:
+		if d.Value.Bool {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	default:
+		return appendContent(b, d.Value.Str)
+	}
+}
+
 // ToolError is everything a <tool_error> envelope can carry.
 type ToolError struct {
 	Code       string
@@ -45,11 +61,15 @@ func (t *ToolError) IsError() bool { return t.Severity != "warning" }
 // RenderToolError writes the <tool_error> envelope, line by line as the
 // reference's toolError() does.
 func RenderToolError(t *ToolError) string {
+	return string(appendToolError(make([]byte, 0, 128+len(t.Message)+len(t.Suggestion)), t))
+}
+
+// appendToolError is RenderToolError writing after b.
+func appendToolError(b []byte, t *ToolError) []byte {
 	severity := t.Severity
 	if severity == "" {
 		severity = "error"
 	}
-	b := make([]byte, 0, 128+len(t.Message)+len(t.Suggestion))
 	b = append(b, `<tool_error code="`...)
 	b = appendAttribute(b, t.Code)
 	b = append(b, `" severity="`...)
@@ -77,7 +97,7 @@ func RenderToolError(t *ToolError) string {
 			b = append(b, "\n  <detail key=\""...)
 			b = appendAttribute(b, d.Key)
 			b = append(b, "\">"...)
-			b = appendContent(b, d.Text())
+			b = d.appendText(b)
 			b = append(b, "</detail>"...)
 		}
 		b = append(b, "\n</details>"...)
@@ -87,8 +107,7 @@ func RenderToolError(t *ToolError) string {
 		b = appendNumber(b, t.RetryAfter)
 		b = append(b, " seconds</retry_after>"...)
 	}
-	b = append(b, "\n</tool_error>"...)
-	return string(b)
+	return append(b, "\n</tool_error>"...)
 }
 
 // RenderSimpleError writes the reference's error(): a message and an

@@ -15,13 +15,14 @@ type request struct {
 	obj    *Value
 }
 
-// decodeRequest parses input as the request of export, rejecting oversize
-// input, invalid JSON, non-objects and unknown fields.
-func decodeRequest(export string, input []byte, fields ...string) (*request, *abi.Error) {
+// decode parses input as the request of export, rejecting oversize input,
+// invalid JSON, non-objects and unknown fields. The request's values live
+// until the call ends.
+func (c *call) decode(export string, input []byte, fields ...string) (*request, *abi.Error) {
 	if len(input) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(input), abi.MaxRequestBytes)
 	}
-	v, err := parseJSONLimited(input, abi.MaxDepth, abi.MaxValues)
+	v, err := c.dec.parse(input, abi.MaxDepth, abi.MaxValues)
 	if err != nil {
 		var ce *countError
 		if errors.As(err, &ce) {
@@ -36,7 +37,8 @@ func decodeRequest(export string, input []byte, fields ...string) (*request, *ab
 	if v.Kind != KindObject {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request must be a JSON object, got %s", export, v.Kind)
 	}
-	r := &request{export: export, obj: v}
+	c.req = request{export: export, obj: v}
+	r := &c.req
 	if err := r.known(v, "", fields); err != nil {
 		return nil, err
 	}

@@ -46,7 +46,8 @@ func (noRemoteRefs) Load(url string) (any, error) {
 // compileSchema returns the compiled form of schema, from the cache when it
 // was compiled before.
 func compileSchema(schema *Value) (*jsonschema.Schema, error) {
-	digest := sha256.Sum256(appendJSONValue(nil, schema))
+	text := appendJSONValue(nil, schema)
+	digest := sha256.Sum256(text)
 	schemaCache.Lock()
 	sch, ok := schemaCache.byDigest[digest]
 	schemaCache.Unlock()
@@ -57,10 +58,17 @@ func compileSchema(schema *Value) (*jsonschema.Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noRemoteRefs{})
-	if err := c.AddResource(schemaURL, toAny(schema)); err != nil {
+	// The cache keeps the compiled schema and the strings in it, so they
+	// come from a decode of the schema's own text: an entry holds on to
+	// its schema, not to the request the schema came in.
+	own, err := ParseJSON(text, abi.MaxDepth)
+	if err != nil {
 		return nil, err
 	}
-	sch, err := c.Compile(schemaURL)
+	if err := c.AddResource(schemaURL, toAny(own)); err != nil {
+		return nil, err
+	}
+	sch, err = c.Compile(schemaURL)
 	if err != nil {
 		return nil, err
 	}
@@ -465,40 +473,41 @@ func fromAny(v any) *Value {
 	return &Value{Kind: KindString, Str: fmt.Sprint(v)}
 }
 
-func callValidate(input []byte) ([]byte, *abi.Error) {
-	r, err := decodeRequest("validate", input, "action", "schema", "args", "contract")
+func callValidate(c *call, input []byte) *abi.Error {
+	r, err := c.decode("validate", input, "action", "schema", "args", "contract")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	action, err := r.requiredString(r.obj, "", "action")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	schema := r.obj.Get("schema")
 	if schema == nil {
-		return nil, r.fail(`"schema" is required`)
+		return r.fail(`"schema" is required`)
 	}
 	if schema.Kind != KindObject && schema.Kind != KindBool {
-		return nil, r.wrongType("schema", "an object or a boolean", schema)
+		return r.wrongType("schema", "an object or a boolean", schema)
 	}
 	args := r.obj.Get("args")
 	if args == nil {
-		return nil, r.fail(`"args" is required`)
+		return r.fail(`"args" is required`)
 	}
 	awareness, err := r.contract(action)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	issues, verr := Validate(schema, args)
 	if verr != nil {
-		return nil, r.fail("%s", verr.Error())
+		return r.fail("%s", verr.Error())
 	}
 	if len(issues) == 0 {
-		return []byte(`{"valid":true}`), nil
+		c.out = append(c.out, `{"valid":true}`...)
+		return nil
 	}
-	result := callToolResult(RenderValidationError(action, issues, args, awareness), true)
-	out := make([]byte, 0, len(result)+32)
-	out = append(out, `{"valid":false,"result":`...)
-	out = append(out, result...)
-	return append(out, '}'), nil
+	c.out = append(c.out, `{"valid":false,"result":`...)
+	c.scratch = appendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
+	c.toolResult(c.scratchText(), true)
+	c.out = append(c.out, '}')
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unsafe"
 )
 
 // Issue is one validator finding, already mapped to the contract's terms:
@@ -29,38 +30,62 @@ const validationRecovery = "<recovery>Fix the fields above and call the tool aga
 // per issue with what was sent (looked up in args) and the suggestion, then
 // the contract awareness block when awareness is non-nil.
 func RenderValidationError(action string, issues []Issue, args *Value, awareness *ContractAwareness) string {
-	b := make([]byte, 0, 256)
+	var line []byte
+	return string(appendValidationError(make([]byte, 0, 256), &line, action, issues, args, awareness))
+}
+
+// appendValidationError is RenderValidationError writing after b; *line is
+// a scratch buffer it reuses for each field's text.
+func appendValidationError(b []byte, line *[]byte, action string, issues []Issue, args *Value, awareness *ContractAwareness) []byte {
 	b = append(b, `<validation_error action="`...)
 	b = appendAttribute(b, action)
 	b = append(b, "\">"...)
-	var line []byte
+	ln := *line
 	for _, is := range issues {
 		b = append(b, "\n<field name=\""...)
-		b = appendAttribute(b, issuePath(is.Path))
+		b = appendIssuePath(b, is.Path)
 		b = append(b, "\">"...)
-		line = append(line[:0], is.Message...)
-		line = append(line, " You sent: "...)
+		ln = append(ln[:0], is.Message...)
+		ln = append(ln, " You sent: "...)
 		sent := is.Sent
 		if !is.HasSent {
 			sent = lookupPath(args, is.Path)
 		}
-		line = appendSentValue(line, sent)
-		line = append(line, '.')
+		ln = appendSentValue(ln, sent)
+		ln = append(ln, '.')
 		if is.Suggestion != "" {
-			line = append(line, ' ')
-			line = append(line, is.Suggestion...)
+			ln = append(ln, ' ')
+			ln = append(ln, is.Suggestion...)
 		}
-		b = appendContent(b, string(line))
+		b = appendContent(b, unsafe.String(unsafe.SliceData(ln), len(ln)))
 		b = append(b, "</field>"...)
 	}
+	*line = ln
 	b = append(b, '\n')
 	b = append(b, validationRecovery...)
 	if block := awareness.render(); block != "" {
 		b = append(b, "\n\n\n"...) // two empty lines, as the reference inserts it
 		b = append(b, block...)
 	}
-	b = append(b, "\n</validation_error>"...)
-	return string(b)
+	return append(b, "\n</validation_error>"...)
+}
+
+// appendIssuePath writes issuePath(path) escaped for an attribute.
+func appendIssuePath(b []byte, path []*Value) []byte {
+	if len(path) == 0 {
+		return append(b, "(root)"...)
+	}
+	for i, seg := range path {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		if seg.Kind == KindNumber {
+			b = appendNumber(b, seg.Num) // digits need no escaping
+		} else {
+			b = appendAttribute(b, seg.Str)
+		}
+	}
+	return b
 }
 
 // issuePath joins path segments with '.', or gives "(root)" for none.
@@ -190,9 +215,17 @@ func pathOf(p *Value) []*Value {
 	if p == nil || p.Kind != KindArray {
 		return nil
 	}
+	keep := func(seg *Value) bool { return seg.Kind == KindString || seg.Kind == KindNumber }
+	all := true
+	for _, seg := range p.Arr {
+		all = all && keep(seg)
+	}
+	if all {
+		return p.Arr // the usual path; it is only read
+	}
 	out := make([]*Value, 0, len(p.Arr))
 	for _, seg := range p.Arr {
-		if seg.Kind == KindString || seg.Kind == KindNumber {
+		if keep(seg) {
 			out = append(out, seg)
 		}
 	}

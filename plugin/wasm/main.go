@@ -15,6 +15,7 @@
 package main
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/extism/go-pdk"
@@ -41,13 +42,63 @@ func runExtism(export string) (rc int32) {
 			"%s: request is %d bytes, over the limit of %d", export, n, abi.MaxRequestBytes))))
 		return 1
 	}
-	out, err := core.Call(export, pdk.Input())
+	input := pdk.Input()
+	out, err := core.AppendCall(reusable(extismOut), export, input)
+	settle(len(input))
 	if err != nil {
 		pdk.SetErrorString(string(core.ErrorJSON(err)))
 		return 1
 	}
+	extismOut = out
 	pdk.Output(out)
 	return 0
+}
+
+// bigRequest is the request size after which a call collects its garbage
+// before it returns.
+const bigRequest = 1 << 20
+
+// settle runs a full garbage collection after a call on a big request.
+// Such a call can leave tens of MiB of garbage, and the heap goal that the
+// next collection aims at is set by what was live during the last one, so
+// a few big calls in a row would each start from a larger heap: linear
+// memory never shrinks, and an instance grew to its cap this way (the
+// hostile tests, on Extism, whose hosts cannot see the module's memory to
+// retire the instance). Collecting at once starts the next call from what
+// is really live, for a few milliseconds on a call that took far longer.
+func settle(requestBytes int) {
+	if requestBytes > bigRequest {
+		runtime.GC()
+	}
+}
+
+// extismOut is the response buffer of the Extism exports, reused by the
+// next call once pdk.Output has copied it out.
+var extismOut []byte
+
+// maxKeptResponse is the largest response buffer kept for reuse; a larger
+// one is left to the garbage collector.
+const maxKeptResponse = 64 << 10
+
+// reusable returns buf emptied for the next response, or nil when it is
+// too large to keep. Reusing it saves allocating every response, which
+// inside the module costs more than writing it.
+func reusable(buf []byte) []byte {
+	if cap(buf) > maxKeptResponse {
+		return nil
+	}
+	return buf[:0]
+}
+
+// exportName returns the export named by b without allocating when it is
+// one the ABI knows.
+func exportName(b []byte) string {
+	for _, e := range abi.Exports {
+		if string(b) == e.Name {
+			return e.Name
+		}
+	}
+	return string(b)
 }
 
 //go:wasmexport tool_error
@@ -90,7 +141,8 @@ func contractLock() int32 { return runExtism("contract_lock") }
 func contractDiff() int32 { return runExtism("contract_diff") }
 
 // The raw path keeps one request buffer and the last response alive in
-// globals, so their addresses stay valid between the host's calls.
+// globals, so their addresses stay valid between the host's calls; the
+// response buffer is reused by the next call.
 var (
 	rawIn  []byte
 	rawOut []byte
@@ -129,8 +181,10 @@ func toolerrCall(nameLen, inputLen uint32) (result uint64) {
 	if uint64(nameLen)+uint64(inputLen) > uint64(len(rawIn)) {
 		return rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInvalidRequest, "toolerr_call: lengths exceed the buffer")), true)
 	}
-	name := string(rawIn[:nameLen])
-	out, err := core.Call(name, rawIn[nameLen:nameLen+inputLen])
+	name := exportName(rawIn[:nameLen])
+	// rawOut, the previous response, has been read by now.
+	out, err := core.AppendCall(reusable(rawOut), name, rawIn[nameLen:nameLen+inputLen])
+	settle(int(inputLen))
 	if err != nil {
 		return rawResult(core.ErrorJSON(err), true)
 	}
