@@ -60,3 +60,21 @@ def test_wasi_output_variable_is_refused() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("TRAP toolerr: EXTISM_ENABLE_WASI_OUTPUT is set")
+
+
+@pytest.mark.parametrize(
+    ("preset", "want"),
+    [(None, "0"), ("1", "1"), ("full", "full")],
+)
+def test_library_backtraces_are_off_unless_the_process_set_them(preset: str | None, want: str) -> None:
+    # With RUST_BACKTRACE=1 (as on many CI machines) the Extism runtime
+    # would capture a backtrace on every call; importing toolerr turns
+    # library backtraces off, and keeps a value the process chose.
+    env = dict(os.environ, RUST_BACKTRACE="1")
+    env.pop("RUST_LIB_BACKTRACE", None)
+    if preset is not None:
+        env["RUST_LIB_BACKTRACE"] = preset
+    code = "import os, toolerr\ntoolerr.describe()\nprint(os.environ['RUST_LIB_BACKTRACE'], os.environ['RUST_BACKTRACE'])\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [want, "1"]
