@@ -502,6 +502,12 @@ func (d *decoder) str() (string, error) {
 	mark := len(d.strs)
 	buf := append(d.strs, d.data[start:d.pos]...)
 	for d.pos < len(d.data) {
+		if plain := skipJSONPlainBytes(d.data, d.pos); plain > d.pos {
+			buf = append(buf, d.data[d.pos:plain]...) // plain words at once
+			if d.pos = plain; d.pos == len(d.data) {
+				break
+			}
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
