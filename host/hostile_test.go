@@ -365,6 +365,71 @@ func TestFault_DeadlineMidCall(t *testing.T) {
 	}
 }
 
+// TestFault_DeadlineInline covers a request small enough to run on the
+// caller's goroutine (host.InlineRequestBytes): a deadline that passes
+// while it runs is reported when the call returns, as TIMEOUT, the
+// instance is dropped, no goroutine is started, and the host keeps serving.
+func TestFault_DeadlineInline(t *testing.T) {
+	ctx := context.Background()
+	// An adversarial parse just under the inline limit: milliseconds in
+	// wasm, a fraction of one natively.
+	text := `<tool_error code='X'><message>m</message>` + strings.Repeat(`<detail key='v' k2='<detail key=' `, (host.InlineRequestBytes-200)/34)
+	req := []byte(`{"text":"` + text + `"}`) // no character of text needs escaping
+	if len(req) > host.InlineRequestBytes {
+		t.Fatalf("request is %d bytes, over the inline limit", len(req))
+	}
+	for _, e := range host.Engines {
+		t.Run(string(e), func(t *testing.T) {
+			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(ctx)
+			// How long the call takes here (the fastest of a few, warm), to
+			// set a deadline inside it.
+			took := time.Hour
+			for i := 0; i < 4; i++ {
+				start := time.Now()
+				if _, err := h.Call(ctx, "parse", req); err != nil {
+					t.Fatal(err)
+				}
+				took = min(took, time.Since(start))
+			}
+			before := runtime.NumGoroutine()
+			timeouts := 0
+			// A quarter of the call's time, then less each round: a loaded
+			// machine can make the measured time too long.
+			for round := 0; round < 5 && timeouts == 0; round++ {
+				dctx, cancel := context.WithDeadline(ctx, time.Now().Add(took>>(2+2*round)))
+				_, err := h.Call(dctx, "parse", req)
+				cancel()
+				var abiErr *abi.Error
+				switch {
+				case err == nil:
+					t.Logf("round %d: the call beat its deadline of %v", round, took>>(2+2*round))
+				case errors.As(err, &abiErr) && abiErr.Code == abi.CodeTimeout && errors.Is(err, context.DeadlineExceeded):
+					timeouts++
+				default:
+					t.Fatalf("round %d: got %v, want TIMEOUT wrapping context.DeadlineExceeded", round, err)
+				}
+				if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
+					t.Fatalf("round %d: the host stopped serving: %v", round, err)
+				}
+			}
+			if timeouts == 0 {
+				t.Fatalf("no call ran past its deadline (the call takes %v)", took)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				t.Errorf("goroutines: %d before, %d after an inline call", before, n)
+			}
+			if n := h.LiveInstances(); n > 1 {
+				t.Errorf("%d live instances, want at most 1", n)
+			}
+			t.Logf("parse of %d bytes takes %v; %d inline timeout(s)", len(req), took.Round(time.Microsecond), timeouts)
+		})
+	}
+}
+
 // TestFault_CancelMidCall cancels the context of heavy calls while they
 // run, from several goroutines at once: each caller gets CANCELLED, the
 // host keeps serving, and goroutines and instances return to their count.
