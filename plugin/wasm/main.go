@@ -58,17 +58,38 @@ func runExtism(export string) (rc int32) {
 // before it returns.
 const bigRequest = 1 << 20
 
-// settle runs a full garbage collection after a call on a big request.
-// Such a call can leave tens of MiB of garbage, and the heap goal that the
-// next collection aims at is set by what was live during the last one, so
-// a few big calls in a row would each start from a larger heap: linear
-// memory never shrinks, and an instance grew to its cap this way (the
-// hostile tests, on Extism, whose hosts cannot see the module's memory to
-// retire the instance). Collecting at once starts the next call from what
-// is really live, for a few milliseconds on a call that took far longer.
+// yieldEvery is how many calls run between two yields to the scheduler.
+const yieldEvery = 64
+
+// callsSinceYield counts the calls since the last yield.
+var callsSinceYield uint32
+
+// settle ends every call; it does the garbage collector's share of the
+// work that a program with a scheduler of its own gets done in between.
+//
+//   - After a call on a big request, a full collection. Such a call can
+//     leave tens of MiB of garbage, and the heap goal of the next
+//     collection is set by what was live during the last one, so a few big
+//     calls in a row would each start from a larger heap: linear memory
+//     never shrinks, and an instance grew to its cap this way (the hostile
+//     tests, on Extism, whose hosts cannot see the module's memory to
+//     retire the instance). Collecting at once starts the next call from
+//     what is really live, for a few milliseconds on a call that took far
+//     longer.
+//   - Every yieldEvery calls, a yield. The module runs only inside calls
+//     and never blocks, so the collector's background worker never got to
+//     run: a collection, once started, advanced only by the allocating
+//     calls' assists, and kept the write barrier on for thousands of calls.
+//     A yield lets the worker finish it. A yield costs a few microseconds
+//     (the scheduler polls the host), so it comes every yieldEvery calls,
+//     not after each; format_validation got about 25% faster.
 func settle(requestBytes int) {
 	if requestBytes > bigRequest {
 		runtime.GC()
+	}
+	if callsSinceYield++; callsSinceYield >= yieldEvery {
+		callsSinceYield = 0
+		runtime.Gosched()
 	}
 }
 
