@@ -70,21 +70,14 @@ const maxScratch = 64 << 10
 func (c *call) release() {
 	c.dec.trim()
 	c.req, c.out = request{}, nil
-	if cap(c.scratch) > maxScratch {
-		c.scratch = nil
-	}
-	if cap(c.line) > maxScratch {
-		c.line = nil
-	}
+	c.scratch, c.line = keepUpTo(c.scratch, maxScratch), keepUpTo(c.line, maxScratch)
+	// What a kept slice still points to is the finished call's; cleared,
+	// it is not kept alive by the pool.
 	clear(c.issues[:cap(c.issues)])
-	if cap(c.issues) > maxChunk {
-		c.issues = nil
-	}
 	clear(c.tool.Actions[:cap(c.tool.Actions)])
 	clear(c.tool.Details[:cap(c.tool.Details)])
-	if cap(c.tool.Actions) > maxChunk || cap(c.tool.Details) > maxChunk {
-		c.tool = ToolError{}
-	}
+	c.issues = keepUpTo(c.issues, maxChunk)
+	c.tool = ToolError{Actions: keepUpTo(c.tool.Actions, maxChunk), Details: keepUpTo(c.tool.Details, maxChunk)}
 	calls.Put(c)
 }
 

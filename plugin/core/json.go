@@ -137,24 +137,18 @@ func (d *decoder) room(n int) {
 // pin it, and forgets the data.
 func (d *decoder) trim() {
 	d.data = nil
-	if cap(d.strs) > maxStrings {
-		d.strs = nil
+	d.strs = keepUpTo(d.strs, maxStrings)
+	d.vals = keepUpTo(d.vals, maxChunk)
+	d.memArena, d.members = keepUpTo(d.memArena, maxChunk), keepUpTo(d.members, maxChunk)
+	d.itemArena, d.items = keepUpTo(d.itemArena, maxChunk), keepUpTo(d.items, maxChunk)
+}
+
+// keepUpTo returns s, or nil when its capacity is over limit.
+func keepUpTo[T any](s []T, limit int) []T {
+	if cap(s) > limit {
+		return nil
 	}
-	if cap(d.vals) > maxChunk {
-		d.vals = nil
-	}
-	if cap(d.memArena) > maxChunk {
-		d.memArena = nil
-	}
-	if cap(d.itemArena) > maxChunk {
-		d.itemArena = nil
-	}
-	if cap(d.members) > maxChunk {
-		d.members = nil
-	}
-	if cap(d.items) > maxChunk {
-		d.items = nil
-	}
+	return s
 }
 
 // chunkCap is the capacity of the next chunk after one of capacity old,

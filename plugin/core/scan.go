@@ -43,19 +43,9 @@ func skipJSONPlain(s string, i int) int {
 	return i
 }
 
-// skipJSONPlainBytes is skipJSONPlain over a byte slice.
+// skipJSONPlainBytes is skipJSONPlain over a byte slice, read in place.
 func skipJSONPlainBytes(b []byte, i int) int {
-	if len(b) == 0 {
-		return i
-	}
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	for ; i+8 <= len(b); i += 8 {
-		x := load8(p, i)
-		if hasControlOrHigh(x) || hasByte(x, '"') || hasByte(x, '\\') {
-			break
-		}
-	}
-	return i
+	return skipJSONPlain(unsafe.String(unsafe.SliceData(b), len(b)), i)
 }
 
 // skipXMLPlain returns the first index from i on of an 8-byte block of s
