@@ -105,7 +105,10 @@ func (c *call) scratchText() string {
 
 // toolResult writes an MCP CallToolResult holding one text block.
 func (c *call) toolResult(text string, isError bool) {
-	c.out = slices.Grow(c.out, len(text)+64)
+	// Room for the text and what escaping usually adds, so that a large
+	// response is written without moving (a move leaves the old copy as
+	// garbage the size of the response).
+	c.out = slices.Grow(c.out, len(text)+len(text)/8+64)
 	w := jsonWriter{b: c.out}
 	w.raw(`{"content":[{"type":"text","text":`)
 	w.str(text)
@@ -125,7 +128,7 @@ func callToolError(c *call, input []byte) *abi.Error {
 	if err := r.toolError(t); err != nil {
 		return err
 	}
-	c.scratch = appendToolError(c.scratch[:0], t)
+	c.scratch = appendToolError(slices.Grow(c.scratch[:0], t.renderedSize()), t)
 	c.toolResult(c.scratchText(), t.IsError())
 	return nil
 }
@@ -171,6 +174,7 @@ func (r *request) toolError(t *ToolError) *abi.Error {
 		if d.Kind != KindObject {
 			return r.wrongType("details", "an object", d)
 		}
+		t.Details = slices.Grow(t.Details, len(d.Members))
 		for _, m := range d.Members {
 			switch m.Value.Kind {
 			case KindString, KindNumber, KindBool:

@@ -64,6 +64,22 @@ func RenderToolError(t *ToolError) string {
 	return string(appendToolError(make([]byte, 0, 128+len(t.Message)+len(t.Suggestion)), t))
 }
 
+// renderedSize estimates the bytes of t's envelope before escaping, for
+// sizing the buffer it is rendered into.
+func (t *ToolError) renderedSize() int {
+	n := 160 + len(t.Code) + len(t.Message) + len(t.Suggestion)
+	for _, a := range t.Actions {
+		n += len(a) + 20
+	}
+	for _, d := range t.Details {
+		n += len(d.Key) + 32
+		if d.Value.Kind == KindString {
+			n += len(d.Value.Str)
+		}
+	}
+	return n
+}
+
 // appendToolError is RenderToolError writing after b.
 func appendToolError(b []byte, t *ToolError) []byte {
 	severity := t.Severity

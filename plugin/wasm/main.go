@@ -43,7 +43,9 @@ func runExtism(export string) (rc int32) {
 		return 1
 	}
 	input := pdk.Input()
-	out, err := core.AppendCall(reusable(extismOut), export, input)
+	buf := reusable(extismOut)
+	extismOut = nil // a large last response is garbage from here on
+	out, err := core.AppendCall(buf, export, input)
 	settle(len(input))
 	if err != nil {
 		pdk.SetErrorString(string(core.ErrorJSON(err)))
@@ -203,8 +205,11 @@ func toolerrCall(nameLen, inputLen uint32) (result uint64) {
 		return rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInvalidRequest, "toolerr_call: lengths exceed the buffer")), true)
 	}
 	name := exportName(rawIn[:nameLen])
-	// rawOut, the previous response, has been read by now.
-	out, err := core.AppendCall(reusable(rawOut), name, rawIn[nameLen:nameLen+inputLen])
+	// rawOut, the previous response, has been read by now; a large one is
+	// garbage from here on.
+	buf := reusable(rawOut)
+	rawOut = nil
+	out, err := core.AppendCall(buf, name, rawIn[nameLen:nameLen+inputLen])
 	settle(int(inputLen))
 	if err != nil {
 		return rawResult(core.ErrorJSON(err), true)
