@@ -46,7 +46,7 @@ func runExtism(export string) (rc int32) {
 	buf := reusable(extismOut)
 	extismOut = nil // a large last response is garbage from here on
 	out, err := core.AppendCall(buf, export, input)
-	settle(len(input))
+	settle()
 	if err != nil {
 		pdk.SetErrorString(string(core.ErrorJSON(err)))
 		return 1
@@ -56,39 +56,26 @@ func runExtism(export string) (rc int32) {
 	return 0
 }
 
-// bigRequest is the request size after which a call collects its garbage
-// before it returns.
-const bigRequest = 1 << 20
-
 // yieldEvery is how many calls run between two yields to the scheduler.
 const yieldEvery = 64
 
 // callsSinceYield counts the calls since the last yield.
 var callsSinceYield uint32
 
-// settle ends every call; it does the garbage collector's share of the
-// work that a program with a scheduler of its own gets done in between.
+// settle ends every call. The module runs only inside calls and never
+// blocks, so the garbage collector's background worker never got to run: a
+// collection, once started, advanced only by the allocating calls' assists
+// and kept the write barrier on for thousands of calls. Every yieldEvery
+// calls, settle yields to the scheduler, which lets the worker finish it. A
+// yield costs a few microseconds (the scheduler polls the host), so it
+// comes every yieldEvery calls, not after each; format_validation got
+// about 25% faster.
 //
-//   - After a call on a big request, a full collection. Such a call can
-//     leave tens of MiB of garbage, and the heap goal of the next
-//     collection is set by what was live during the last one, so a few big
-//     calls in a row would each start from a larger heap: linear memory
-//     never shrinks, and an instance grew to its cap this way (the hostile
-//     tests, on Extism, whose hosts cannot see the module's memory to
-//     retire the instance). Collecting at once starts the next call from
-//     what is really live, for a few milliseconds on a call that took far
-//     longer.
-//   - Every yieldEvery calls, a yield. The module runs only inside calls
-//     and never blocks, so the collector's background worker never got to
-//     run: a collection, once started, advanced only by the allocating
-//     calls' assists, and kept the write barrier on for thousands of calls.
-//     A yield lets the worker finish it. A yield costs a few microseconds
-//     (the scheduler polls the host), so it comes every yieldEvery calls,
-//     not after each; format_validation got about 25% faster.
-func settle(requestBytes int) {
-	if requestBytes > bigRequest {
-		runtime.GC()
-	}
+// It does not force a collection after a big call: runtime.GC blocks the
+// call until the collection ends, and under Node's WASI that crashed the
+// host process now and then (SIGSEGV, 2 runs in 30 of the Node binding's
+// hostile test; none in 30 without it).
+func settle() {
 	if callsSinceYield++; callsSinceYield >= yieldEvery {
 		callsSinceYield = 0
 		runtime.Gosched()
@@ -210,7 +197,7 @@ func toolerrCall(nameLen, inputLen uint32) (result uint64) {
 	buf := reusable(rawOut)
 	rawOut = nil
 	out, err := core.AppendCall(buf, name, rawIn[nameLen:nameLen+inputLen])
-	settle(int(inputLen))
+	settle()
 	if err != nil {
 		return rawResult(core.ErrorJSON(err), true)
 	}
