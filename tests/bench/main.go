@@ -119,8 +119,8 @@ func run(benchtime string, count int, bindings []string) error {
 	for _, m := range medianSamples(string(out)) {
 		switch {
 		case m.name == "ColdStart":
-			if m.cpus == strconv.Itoa(runtime.NumCPU()) || m.cpus == "2" {
-				engine, mode, _ := strings.Cut(m.sub, "/")
+			engine, mode, _ := strings.Cut(m.sub, "/")
+			if m.cpus == "2" && !hasCold(colds, "go-"+engine, mode) {
 				colds = append(colds, coldStart{"go-" + engine, mode, m.ns / 1e6})
 			}
 		case m.name == "Parallel":
@@ -173,6 +173,16 @@ func run(benchtime string, count int, bindings []string) error {
 		return err
 	}
 	return os.WriteFile("docs/bench.svg", []byte(chart(results)), 0o644)
+}
+
+// hasCold reports whether colds has a row for engine and mode already.
+func hasCold(colds []coldStart, engine, mode string) bool {
+	for _, c := range colds {
+		if c.engine == engine && c.mode == mode {
+			return true
+		}
+	}
+	return false
 }
 
 func native(results []result, op string) float64 {
