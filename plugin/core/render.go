@@ -15,17 +15,10 @@ type Detail struct {
 // Text renders the value as the envelope shows it: strings as they are,
 // numbers as NUM, booleans as true/false.
 func (d Detail) Text() string {
-	switch d.Value.Kind {
-	case KindNumber:
-		return FormatNumber(d.Value.Num)
-	case KindBool:
-		if d.Value.Bool {
-			return "true"
-		}
-		return "false"
-	default:
+	if d.Value.Kind == KindString {
 		return d.Value.Str
 	}
+	return string(d.appendText(nil)) // numbers and booleans need no escaping
 }
 
 // appendText writes Text escaped for element content; only a string can

@@ -71,7 +71,11 @@ func appendValidationError(b []byte, line *[]byte, action string, issues []Issue
 }
 
 // appendIssuePath writes issuePath(path) escaped for an attribute.
-func appendIssuePath(b []byte, path []*Value) []byte {
+func appendIssuePath(b []byte, path []*Value) []byte { return appendPath(b, path, appendAttribute) }
+
+// appendPath writes path's segments joined with '.', or "(root)" for none;
+// appendText writes a string segment (numbers need no escaping).
+func appendPath(b []byte, path []*Value, appendText func([]byte, string) []byte) []byte {
 	if len(path) == 0 {
 		return append(b, "(root)"...)
 	}
@@ -80,9 +84,9 @@ func appendIssuePath(b []byte, path []*Value) []byte {
 			b = append(b, '.')
 		}
 		if seg.Kind == KindNumber {
-			b = appendNumber(b, seg.Num) // digits need no escaping
+			b = appendNumber(b, seg.Num)
 		} else {
-			b = appendAttribute(b, seg.Str)
+			b = appendText(b, seg.Str)
 		}
 	}
 	return b
@@ -90,14 +94,7 @@ func appendIssuePath(b []byte, path []*Value) []byte {
 
 // issuePath joins path segments with '.', or gives "(root)" for none.
 func issuePath(path []*Value) string {
-	if len(path) == 0 {
-		return "(root)"
-	}
-	parts := make([]string, len(path))
-	for i, seg := range path {
-		parts[i] = segmentText(seg)
-	}
-	return strings.Join(parts, ".")
+	return string(appendPath(nil, path, func(b []byte, s string) []byte { return append(b, s...) }))
 }
 
 func segmentText(seg *Value) string {
