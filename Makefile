@@ -72,7 +72,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS := FuzzEscape FuzzRoundTrip FuzzParse FuzzABI
 
 fuzz:
-	for t in $(FUZZ_TARGETS); do $(GO) test ./plugin/core -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) || exit 1; done
+	for t in $(FUZZ_TARGETS); do $(GO) test ./plugin/internal/dispatch -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) || exit 1; done
 
 fuzz-smoke:
 	$(MAKE) fuzz FUZZTIME=3s

@@ -2,7 +2,7 @@
 // its error codes and limits, and the request and response types that hosts
 // send and receive.
 //
-// Everything here is data shared by the core (plugin/core), the wasm glue
+// Everything here is data shared by the core (plugin/internal), the wasm glue
 // (plugin/wasm) and the Go host (host). abi/ABI.md restates it as tables and
 // a test keeps the two in step.
 package abi

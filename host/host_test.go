@@ -13,7 +13,6 @@ import (
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
 	"github.com/toolerr/toolerr/plugin"
-	"github.com/toolerr/toolerr/plugin/core"
 )
 
 // hosts opens one Host per engine, shared by the tests of this package.
@@ -60,7 +59,7 @@ func TestHost_SameBytesOnEveryEngine(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range requests {
 		t.Run(tc.export, func(t *testing.T) {
-			want, werr := core.Call(tc.export, []byte(tc.request))
+			want, werr := plugin.Call(tc.export, []byte(tc.request))
 			if werr != nil {
 				t.Fatalf("native core: %v", werr)
 			}
@@ -142,7 +141,7 @@ func TestHost_ConcurrentCallsMatchNative(t *testing.T) {
 					defer wg.Done()
 					for i := 0; i < 100; i++ {
 						req := fmt.Sprintf(`{"code":"C%d","message":"call %d of %d","details":{"i":%d}}`, g, i, g, i)
-						want, _ := core.Call("tool_error", []byte(req))
+						want, _ := plugin.Call("tool_error", []byte(req))
 						got, err := h.Call(ctx, "tool_error", []byte(req))
 						if err != nil || !bytes.Equal(got, want) {
 							errs <- fmt.Errorf("goroutine %d call %d: %v\n got %s\nwant %s", g, i, err, got, want)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin"
 )
 
 // ok in a hostile case's outcomes means a response is acceptable.
@@ -199,7 +199,7 @@ func TestHostile_Requests(t *testing.T) {
 	ctx := context.Background()
 	hs := engines(t)
 	next := []byte(`{"field":"id"}`)
-	wantNext, _ := core.Call("required_field", next)
+	wantNext, _ := plugin.Call("required_field", next)
 	cases := hostileCases()
 	for _, e := range host.Engines {
 		h := hs[e]

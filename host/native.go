@@ -3,10 +3,10 @@ package host
 import (
 	"context"
 
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin"
 )
 
-// nativeEngine calls plugin/core directly: the same logic as the module,
+// nativeEngine calls plugin.Call directly: the same logic as the module,
 // compiled into the Go program.
 type nativeEngine struct{}
 
@@ -19,7 +19,7 @@ func (nativeInstance) call(ctx context.Context, export string, request []byte) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out, err := core.Call(export, request)
+	out, err := plugin.Call(export, request)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin"
 )
 
 // stressCalls is the number of calls each of the 8 callers makes per
@@ -102,7 +102,7 @@ func TestStress(t *testing.T) {
 					defer wg.Done()
 					for i := 0; i < n; i++ {
 						export, req := stressRequest(g, i)
-						want, werr := core.Call(export, []byte(req))
+						want, werr := plugin.Call(export, []byte(req))
 						got, err := h.Call(ctx, export, []byte(req))
 						calls.Add(1)
 						var abiErr *abi.Error

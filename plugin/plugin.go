@@ -1,9 +1,12 @@
 // Package plugin serves toolerr.wasm, the committed build of plugin/wasm,
-// to Go hosts.
+// to Go hosts, and the same logic natively: Call, AppendCall and ErrorJSON
+// run it without wasm (the Go host's native engine).
 //
 // The bytes are embedded at build time; SHA256 is the digest recorded next
 // to them when `make wasm` built them, and hosts refuse bytes that do not
-// match it.
+// match it. The contract logic itself lives in plugin/internal, which is
+// not public API; plugin/wasm imports it directly, never this package (the
+// module would otherwise embed its own previous build).
 package plugin
 
 import (

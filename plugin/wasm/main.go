@@ -1,9 +1,9 @@
 //go:build wasip1
 
 // Command wasm is the export glue of toolerr.wasm: it moves JSON between a
-// host and plugin/core, and nothing else.
+// host and the contract logic (plugin/internal/dispatch), and nothing else.
 //
-// Two paths reach the same core.Call:
+// Two paths reach the same dispatch.AppendCall:
 //   - one Extism export per ABI export (tool_error, parse, ...), through
 //     go-pdk, for every Extism host;
 //   - toolerr_buffer and toolerr_call, a raw pointer/length path for hosts
@@ -20,7 +20,7 @@ import (
 
 	"github.com/extism/go-pdk"
 	"github.com/toolerr/toolerr/abi"
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin/internal/dispatch"
 )
 
 func main() {}
@@ -33,22 +33,22 @@ func extismInputLength() uint64
 func runExtism(export string) (rc int32) {
 	defer func() {
 		if p := recover(); p != nil {
-			pdk.SetErrorString(string(core.ErrorJSON(abi.Errorf(abi.CodeInternal, "%s: internal failure", export))))
+			pdk.SetErrorString(string(dispatch.ErrorJSON(abi.Errorf(abi.CodeInternal, "%s: internal failure", export))))
 			rc = 1
 		}
 	}()
 	if n := extismInputLength(); n > abi.MaxRequestBytes {
-		pdk.SetErrorString(string(core.ErrorJSON(abi.Errorf(abi.CodeRequestTooLarge,
+		pdk.SetErrorString(string(dispatch.ErrorJSON(abi.Errorf(abi.CodeRequestTooLarge,
 			"%s: request is %d bytes, over the limit of %d", export, n, abi.MaxRequestBytes))))
 		return 1
 	}
 	input := pdk.Input()
 	buf := reusable(extismOut)
 	extismOut = nil // a large last response is garbage from here on
-	out, err := core.AppendCall(buf, export, input)
+	out, err := dispatch.AppendCall(buf, export, input)
 	settle()
 	if err != nil {
-		pdk.SetErrorString(string(core.ErrorJSON(err)))
+		pdk.SetErrorString(string(dispatch.ErrorJSON(err)))
 		return 1
 	}
 	extismOut = out
@@ -185,21 +185,21 @@ func toolerrBuffer(size uint32) uint32 {
 func toolerrCall(nameLen, inputLen uint32) (result uint64) {
 	defer func() {
 		if p := recover(); p != nil {
-			result = rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInternal, "internal failure")), true)
+			result = rawResult(dispatch.ErrorJSON(abi.Errorf(abi.CodeInternal, "internal failure")), true)
 		}
 	}()
 	if uint64(nameLen)+uint64(inputLen) > uint64(len(rawIn)) {
-		return rawResult(core.ErrorJSON(abi.Errorf(abi.CodeInvalidRequest, "toolerr_call: lengths exceed the buffer")), true)
+		return rawResult(dispatch.ErrorJSON(abi.Errorf(abi.CodeInvalidRequest, "toolerr_call: lengths exceed the buffer")), true)
 	}
 	name := exportName(rawIn[:nameLen])
 	// rawOut, the previous response, has been read by now; a large one is
 	// garbage from here on.
 	buf := reusable(rawOut)
 	rawOut = nil
-	out, err := core.AppendCall(buf, name, rawIn[nameLen:nameLen+inputLen])
+	out, err := dispatch.AppendCall(buf, name, rawIn[nameLen:nameLen+inputLen])
 	settle()
 	if err != nil {
-		return rawResult(core.ErrorJSON(err), true)
+		return rawResult(dispatch.ErrorJSON(err), true)
 	}
 	return rawResult(out, false)
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,7 +29,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/abi"
-	"github.com/toolerr/toolerr/plugin/core"
 )
 
 // File is one vector file: the cases of one export.
@@ -163,17 +163,38 @@ func canonicalValue(dec *json.Decoder, out []byte) ([]byte, error) {
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, err
 		}
-		s := core.FormatNumber(f)
-		if s == "NaN" || s == "Infinity" || s == "-Infinity" {
-			s = "null" // as JSON.stringify writes them
-		}
-		return append(out, s...), nil
+		return appendNumber(out, f), nil
 	case bool:
 		return strconv.AppendBool(out, t), nil
 	case nil:
 		return append(out, "null"...), nil
 	}
 	return nil, fmt.Errorf("vectors: unexpected token %v", tok)
+}
+
+// appendNumber writes f as JSON.stringify does: ECMAScript's
+// Number.prototype.toString for finite numbers (shortest round-tripping
+// digits; plain decimals from 1e-6 up to 1e21, exponent notation outside,
+// written e+21 and e-7; -0 as 0) and null for the rest. It is written from
+// the ECMAScript rules with strconv alone, independently of the module's
+// own number writer, which the vectors check.
+func appendNumber(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return append(b, "null"...)
+	case f == 0:
+		return append(b, '0')
+	}
+	if abs := math.Abs(f); abs >= 1e-6 && abs < 1e21 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	// strconv writes at least two exponent digits (1e-07); ECMAScript
+	// writes as many as the exponent has (1e-7).
+	e := strconv.AppendFloat(nil, f, 'e', -1, 64)
+	i := bytes.IndexByte(e, 'e')
+	b = append(b, e[:i+2]...) // mantissa, 'e' and the sign
+	exp := bytes.TrimLeft(e[i+2:], "0")
+	return append(b, exp...)
 }
 
 // appendString writes s as JSON.stringify does; invalid UTF-8 becomes

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolerr/toolerr/abi"
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin"
 	"github.com/toolerr/toolerr/tests/vectors"
 )
 
@@ -190,7 +190,7 @@ func TestVectors_Count(t *testing.T) {
 	}
 }
 
-// TestVectors_Native runs every case through core.Call and demands the
+// TestVectors_Native runs every case through plugin.Call and demands the
 // expected bytes, or the expected error code and message.
 func TestVectors_Native(t *testing.T) {
 	files, err := vectors.Load(dir)
@@ -204,7 +204,7 @@ func TestVectors_Native(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, callErr := core.Call(f.Export, req)
+				out, callErr := plugin.Call(f.Export, req)
 				if c.Error != nil {
 					if callErr == nil {
 						t.Fatalf("got output %s, want error %s: %s", out, c.Error.Code, c.Error.Message)
@@ -240,6 +240,9 @@ func TestCanonical_Scenario(t *testing.T) {
 		{"quote and backslash", `"\"\\\/"`, `"\"\\/"`},
 		{"lone surrogate", `"\ud800"`, "\"\ufffd\""},
 		{"numbers as JavaScript", `[30.0, 1.5, 1e21, 1E-7, 0.000001, -0, 100000000000000000000]`, `[30,1.5,1e+21,1e-7,0.000001,0,100000000000000000000]`},
+		{"exponent notation as JavaScript", `[1.5e-7, -2.5E-8, 1e100, 1.7976931348623157e308, 5e-324, 1.2e21, -1e-6, 0.1, 123456789012345680000]`,
+			`[1.5e-7,-2.5e-8,1e+100,1.7976931348623157e+308,5e-324,1.2e+21,-0.000001,0.1,123456789012345680000]`},
+		{"overflow as null", `[1e999, -1e999]`, `[null,null]`},
 		{"literals", `[true, false, null]`, `[true,false,null]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// batch: the batch protocol of toolerr's SPEC (section 8) on the Node binding.
+// batch: the batch protocol (docs/CONTRACT.md, "Batch protocol") on the Node binding.
 //
 // Reads JSON lines {"op": EXPORT, "input": REQUEST} on stdin and writes, for
 // each, exactly one line on stdout: the response JSON text as the module

@@ -23,7 +23,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
-	"github.com/toolerr/toolerr/plugin/core"
+	"github.com/toolerr/toolerr/plugin"
 )
 
 const usage = `usage:
@@ -138,7 +138,7 @@ func errorJSON(err error) []byte {
 	if !errors.As(err, &e) {
 		e = &abi.Error{Code: abi.CodeInternal, Message: err.Error()}
 	}
-	return core.ErrorJSON(e)
+	return plugin.ErrorJSON(e)
 }
 
 // defaultCacheDir keeps compiled code under the user's cache directory, so

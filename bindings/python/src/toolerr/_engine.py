@@ -34,7 +34,7 @@ from ._errors import ToolerrError
 #: The ABI major this binding speaks; a module reporting another is refused.
 ABI_MAJOR = 1
 
-#: Linear memory per instance, in 64 KiB pages (as the Go host's default).
+#: Linear memory per instance, in 64 KiB pages: 64 MiB (the Go host defaults to 4096, 256 MiB).
 DEFAULT_MEMORY_MAX_PAGES = 1024
 #: Time per call, in milliseconds (as the Go host's default).
 DEFAULT_TIMEOUT_MS = 10_000

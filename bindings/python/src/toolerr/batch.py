@@ -1,4 +1,4 @@
-"""``python -m toolerr.batch``: the batch protocol (SPEC section 8).
+"""``python -m toolerr.batch``: the batch protocol (docs/CONTRACT.md, "Batch protocol").
 
 Reads JSON lines ``{"op": EXPORT, "input": ...}`` on stdin and writes, for
 each non-blank line, exactly one line on stdout: the response JSON as the

@@ -1,0 +1,136 @@
+// Package dispatch is toolerr's one JSON entry point: Call runs an export
+// by name on a JSON request and writes its JSON response. It reads and
+// checks requests, pools each call's working state, and hands the work to
+// the packages that hold the contract: render, validation, contract and
+// parse.
+//
+// The wasm module (plugin/wasm) and the Go host's native engine (through
+// plugin.Call) both run this package, so their outputs are the same bytes
+// by construction.
+package dispatch
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+	"github.com/toolerr/toolerr/plugin/internal/render"
+	"github.com/toolerr/toolerr/plugin/internal/validation"
+)
+
+// Call runs one export on a JSON request and returns its JSON response, or
+// a typed error naming what was wrong with the request.
+//
+// # Notes
+//   - Call never panics on any input; a bug surfaces as an INTERNAL error.
+//   - Call keeps no state between calls that changes an answer, and is
+//     safe for concurrent use.
+func Call(export string, input []byte) ([]byte, *abi.Error) {
+	return AppendCall(nil, export, input)
+}
+
+// AppendCall is Call writing the response after dst, so that a caller can
+// reuse one response buffer across calls. On error it returns nil.
+func AppendCall(dst []byte, export string, input []byte) (out []byte, err *abi.Error) {
+	c := calls.Get().(*call)
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, abi.Errorf(abi.CodeInternal, "%s: internal failure: %v", export, p)
+		}
+		c.release()
+	}()
+	handler, ok := exports[export]
+	if !ok {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))
+	}
+	c.out = dst
+	if err := handler(c, input); err != nil {
+		return nil, err
+	}
+	return c.out, nil
+}
+
+// call is the working state of one export call: the decoder of its
+// request, the response being written, and a scratch buffer to render
+// into. Calls are pooled, so a warm call allocates little, which is what
+// makes it fast inside the module, where allocation and garbage
+// collection cost far more than natively.
+type call struct {
+	dec     jsonv.Decoder
+	req     request
+	out     []byte
+	scratch []byte
+	line    []byte
+	tool    render.ToolError
+	issues  []validation.Issue
+}
+
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+// maxScratch is the largest scratch buffer a pooled call keeps.
+const maxScratch = 64 << 10
+
+func (c *call) release() {
+	c.dec.Trim()
+	c.req, c.out = request{}, nil
+	c.scratch, c.line = jsonv.KeepUpTo(c.scratch, maxScratch), jsonv.KeepUpTo(c.line, maxScratch)
+	// What a kept slice still points to is the finished call's; cleared,
+	// it is not kept alive by the pool.
+	clear(c.issues[:cap(c.issues)])
+	clear(c.tool.Actions[:cap(c.tool.Actions)])
+	clear(c.tool.Details[:cap(c.tool.Details)])
+	c.issues = jsonv.KeepUpTo(c.issues, jsonv.MaxChunk)
+	c.tool = render.ToolError{Actions: jsonv.KeepUpTo(c.tool.Actions, jsonv.MaxChunk), Details: jsonv.KeepUpTo(c.tool.Details, jsonv.MaxChunk)}
+	calls.Put(c)
+}
+
+var exports = map[string]func(*call, []byte) *abi.Error{
+	"tool_error":        callToolError,
+	"simple_error":      callSimpleError,
+	"required_field":    callRequiredField,
+	"internal_error":    callInternalError,
+	"rate_limited":      callRateLimited,
+	"server_busy":       callServerBusy,
+	"escape":            callEscape,
+	"format_validation": callFormatValidation,
+	"validate":          callValidate,
+	"contract_lock":     callContractLock,
+	"contract_diff":     callContractDiff,
+	"parse":             callParse,
+	"describe":          callDescribe,
+}
+
+// scratchText is the scratch buffer as a string, for writing it out before
+// the scratch buffer is used again.
+func (c *call) scratchText() string {
+	return unsafe.String(unsafe.SliceData(c.scratch), len(c.scratch))
+}
+
+// toolResult writes an MCP CallToolResult holding one text block.
+func (c *call) toolResult(text string, isError bool) {
+	// Room for the text and what escaping usually adds, so that a large
+	// response is written without moving (a move leaves the old copy as
+	// garbage the size of the response).
+	c.out = slices.Grow(c.out, len(text)+len(text)/8+64)
+	w := jsonv.Writer{B: c.out}
+	w.Raw(`{"content":[{"type":"text","text":`)
+	w.Str(text)
+	w.Raw(`}],"isError":`)
+	w.Boolean(isError)
+	w.Byte('}')
+	c.out = w.B
+}
+
+// ErrorJSON encodes err as the ABI error object {"code","message"}.
+func ErrorJSON(err *abi.Error) []byte {
+	w := jsonv.Writer{}
+	w.Raw(`{"code":`)
+	w.Str(err.Code)
+	w.Raw(`,"message":`)
+	w.Str(err.Message)
+	w.Byte('}')
+	return w.B
+}

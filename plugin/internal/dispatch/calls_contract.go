@@ -1,0 +1,83 @@
+package dispatch
+
+import (
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/contract"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+)
+
+func callContractLock(c *call, input []byte) *abi.Error {
+	r, err := c.decode("contract_lock", input, "tools")
+	if err != nil {
+		return err
+	}
+	l, err := r.contractOf("tools", r.obj.Get("tools"))
+	if err != nil {
+		return err
+	}
+	c.out = l.AppendJSON(c.out)
+	return nil
+}
+
+func writeDeltas(w *jsonv.Writer, deltas []contract.Delta) {
+	w.Byte('[')
+	for i, d := range deltas {
+		if i > 0 {
+			w.Byte(',')
+		}
+		w.Raw(`{"category":`)
+		w.Str(d.Category)
+		w.Raw(`,"field":`)
+		w.Str(d.Field)
+		w.Raw(`,"severity":`)
+		w.Str(d.Severity)
+		w.Raw(`,"description":`)
+		w.Str(d.Description)
+		w.Raw(`,"before":`)
+		writeOptionalString(w, d.Before)
+		w.Raw(`,"after":`)
+		writeOptionalString(w, d.After)
+		w.Byte('}')
+	}
+	w.Byte(']')
+}
+
+func callContractDiff(c *call, input []byte) *abi.Error {
+	r, err := c.decode("contract_diff", input, "before", "after")
+	if err != nil {
+		return err
+	}
+	before, err := r.contractOf("before", r.obj.Get("before"))
+	if err != nil {
+		return err
+	}
+	after, err := r.contractOf("after", r.obj.Get("after"))
+	if err != nil {
+		return err
+	}
+	deltas := contract.CachedDiff(before, after)
+	w := jsonv.Writer{B: c.out}
+	w.Raw(`{"deltas":`)
+	writeDeltas(&w, deltas)
+	w.Raw(`,"maxSeverity":`)
+	if sev := contract.MaxSeverity(deltas); sev == "" {
+		w.Raw("null")
+	} else {
+		w.Str(sev)
+	}
+	w.Raw(`,"backwardsCompatible":`)
+	w.Boolean(contract.MaxSeverity(deltas) != "BREAKING")
+	w.Byte('}')
+	c.out = w.B
+	return nil
+}
+
+// contractOf reads a lockfile, a tools array or a tools/list result from
+// the request member field.
+func (r *request) contractOf(field string, v *jsonv.Value) (*contract.Lockfile, *abi.Error) {
+	l, err := contract.ReadContract(field, v)
+	if err != nil {
+		return nil, r.fail("%s", err.Error())
+	}
+	return l, nil
+}

@@ -1,0 +1,174 @@
+package dispatch
+
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+	"github.com/toolerr/toolerr/plugin/internal/parse"
+)
+
+func callParse(c *call, input []byte) *abi.Error {
+	r, err := c.decode("parse", input, "text", "result")
+	if err != nil {
+		return err
+	}
+	text, hasText, err := r.parseSource()
+	if err != nil {
+		return err
+	}
+	var env *parse.Envelope
+	if hasText {
+		env = parse.Parse(text)
+	} else {
+		env = r.parseResult()
+	}
+	w := jsonv.Writer{B: c.out}
+	w.Raw(`{"envelope":`)
+	writeEnvelope(&w, env)
+	w.Byte('}')
+	c.out = w.B
+	return nil
+}
+
+// parseSource reads exactly one of "text" and "result".
+func (r *request) parseSource() (string, bool, *abi.Error) {
+	text, result := r.obj.Get("text"), r.obj.Get("result")
+	switch {
+	case text != nil && result != nil:
+		return "", false, r.fail(`give either "text" or "result", not both`)
+	case text != nil:
+		if text.Kind != jsonv.KindString {
+			return "", false, r.wrongType("text", "a string", text)
+		}
+		return text.Str, true, nil
+	case result == nil:
+		return "", false, r.fail(`"text" or "result" is required`)
+	case result.Kind != jsonv.KindObject:
+		return "", false, r.wrongType("result", "an object", result)
+	}
+	content := result.Get("content")
+	if content == nil {
+		return "", false, r.fail(`"result.content" is required`)
+	}
+	if content.Kind != jsonv.KindArray {
+		return "", false, r.wrongType("result.content", "an array", content)
+	}
+	for i, block := range content.Arr {
+		if block.Kind != jsonv.KindObject {
+			return "", false, r.wrongType("result.content["+strconv.Itoa(i)+"]", "an object", block)
+		}
+	}
+	return "", false, nil
+}
+
+// parseResult reads the first text block of the result that holds an
+// envelope.
+func (r *request) parseResult() *parse.Envelope {
+	for _, block := range r.obj.Get("result").Get("content").Arr {
+		if t, ok := jsonv.GetString(block, "type"); !ok || t != "text" {
+			continue
+		}
+		if text, ok := jsonv.GetString(block, "text"); ok {
+			if env := parse.Parse(text); env != nil {
+				return env
+			}
+		}
+	}
+	return nil
+}
+
+func writeOptionalString(w *jsonv.Writer, s *string) {
+	if s == nil {
+		w.Raw("null")
+	} else {
+		w.Str(*s)
+	}
+}
+
+func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
+	if env == nil {
+		w.Raw("null")
+		return
+	}
+	if t := env.ToolError; t != nil {
+		w.Raw(`{"kind":"tool_error","code":`)
+		w.Str(t.Code)
+		w.Raw(`,"severity":`)
+		w.Str(t.Severity)
+		w.Raw(`,"isError":`)
+		w.Boolean(t.Severity != "warning")
+		w.Raw(`,"message":`)
+		w.Str(t.Message)
+		w.Raw(`,"recovery":`)
+		writeOptionalString(w, t.Recovery)
+		w.Raw(`,"availableActions":[`)
+		for i, a := range t.Actions {
+			if i > 0 {
+				w.Byte(',')
+			}
+			w.Str(a)
+		}
+		w.Raw(`],"details":{`)
+		for i, d := range t.Details {
+			w.Key(d.Key, i == 0)
+			w.Str(d.Value)
+		}
+		w.Raw(`},"retryAfter":`)
+		if t.RetryAfter == nil {
+			w.Raw("null")
+		} else {
+			w.Num(*t.RetryAfter)
+		}
+		w.Byte('}')
+		return
+	}
+	v := env.Validation
+	w.Raw(`{"kind":"validation_error","action":`)
+	w.Str(v.Action)
+	w.Raw(`,"fields":[`)
+	for i, f := range v.Fields {
+		if i > 0 {
+			w.Byte(',')
+		}
+		w.Raw(`{"name":`)
+		w.Str(f.Name)
+		w.Raw(`,"message":`)
+		w.Str(f.Message)
+		w.Byte('}')
+	}
+	w.Raw(`],"recovery":`)
+	writeOptionalString(w, v.Recovery)
+	w.Raw(`,"contract":`)
+	if c := v.Contract; c == nil {
+		w.Raw("null")
+	} else {
+		w.Raw(`{"tool":`)
+		w.Str(c.Tool)
+		w.Raw(`,"action":`)
+		w.Str(c.Action)
+		w.Raw(`,"changeCount":`)
+		w.Num(float64(c.ChangeCount))
+		w.Raw(`,"maxSeverity":`)
+		w.Str(c.MaxSeverity)
+		w.Raw(`,"changes":[`)
+		for i, ch := range c.Changes {
+			if i > 0 {
+				w.Byte(',')
+			}
+			w.Raw(`{"severity":`)
+			w.Str(ch.Severity)
+			w.Raw(`,"field":`)
+			w.Str(ch.Field)
+			w.Raw(`,"description":`)
+			w.Str(ch.Description)
+			w.Raw(`,"before":`)
+			writeOptionalString(w, ch.Before)
+			w.Raw(`,"after":`)
+			writeOptionalString(w, ch.After)
+			w.Byte('}')
+		}
+		w.Raw("]}")
+	}
+	w.Byte('}')
+}

@@ -1,0 +1,226 @@
+package dispatch
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+	"github.com/toolerr/toolerr/plugin/internal/render"
+	"github.com/toolerr/toolerr/plugin/internal/xmlesc"
+)
+
+func callToolError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("tool_error", input, "code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter")
+	if err != nil {
+		return err
+	}
+	t := &c.tool
+	*t = render.ToolError{Actions: t.Actions[:0], Details: t.Details[:0]}
+	if err := r.toolError(t); err != nil {
+		return err
+	}
+	c.scratch = render.AppendToolError(slices.Grow(c.scratch[:0], t.RenderedSize()), t)
+	c.toolResult(c.scratchText(), t.IsError())
+	return nil
+}
+
+// toolError reads the request into t, whose slices it appends to.
+func (r *request) toolError(t *render.ToolError) *abi.Error {
+	o := r.obj
+	var err *abi.Error
+	if t.Code, err = r.requiredString(o, "", "code"); err != nil {
+		return err
+	}
+	if t.Code == "" {
+		return r.fail(`"code" must not be empty`)
+	}
+	if t.Message, err = r.requiredString(o, "", "message"); err != nil {
+		return err
+	}
+	if s, err := r.optionalString(o, "", "suggestion"); err != nil {
+		return err
+	} else if s != nil {
+		t.Suggestion = *s
+	}
+	if a := present(o, "availableActions"); a != nil {
+		if a.Kind != jsonv.KindArray {
+			return r.wrongType("availableActions", "an array of strings", a)
+		}
+		for i, item := range a.Arr {
+			if item.Kind != jsonv.KindString {
+				return r.wrongType("availableActions["+strconv.Itoa(i)+"]", "a string", item)
+			}
+			t.Actions = append(t.Actions, item.Str)
+		}
+	}
+	if s, err := r.optionalString(o, "", "severity"); err != nil {
+		return err
+	} else if s != nil {
+		if err := r.oneOf("severity", *s, abi.Severities...); err != nil {
+			return err
+		}
+		t.Severity = *s
+	}
+	if d := present(o, "details"); d != nil {
+		if d.Kind != jsonv.KindObject {
+			return r.wrongType("details", "an object", d)
+		}
+		t.Details = slices.Grow(t.Details, len(d.Members))
+		for _, m := range d.Members {
+			switch m.Value.Kind {
+			case jsonv.KindString, jsonv.KindNumber, jsonv.KindBool:
+				t.Details = append(t.Details, render.Detail{Key: m.Key, Value: m.Value})
+			default:
+				return r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
+			}
+		}
+	}
+	if v := present(o, "retryAfter"); v != nil {
+		if v.Kind != jsonv.KindNumber {
+			return r.wrongType("retryAfter", "a number", v)
+		}
+		t.RetryAfter = v.Num
+	}
+	return nil
+}
+
+func callSimpleError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("simple_error", input, "message", "code")
+	if err != nil {
+		return err
+	}
+	message, err := r.requiredString(r.obj, "", "message")
+	if err != nil {
+		return err
+	}
+	code, err := r.optionalString(r.obj, "", "code")
+	if err != nil {
+		return err
+	}
+	c.toolResult(render.RenderSimpleError(message, code), true)
+	return nil
+}
+
+func callRequiredField(c *call, input []byte) *abi.Error {
+	r, err := c.decode("required_field", input, "field")
+	if err != nil {
+		return err
+	}
+	field, err := r.requiredString(r.obj, "", "field")
+	if err != nil {
+		return err
+	}
+	c.toolResult(render.RenderRequiredField(field), true)
+	return nil
+}
+
+func callInternalError(c *call, input []byte) *abi.Error {
+	r, err := c.decode("internal_error", input, "message", "tool", "action")
+	if err != nil {
+		return err
+	}
+	message, err := r.requiredString(r.obj, "", "message")
+	if err != nil {
+		return err
+	}
+	tool, err := r.optionalString(r.obj, "", "tool")
+	if err != nil {
+		return err
+	}
+	action, err := r.optionalString(r.obj, "", "action")
+	if err != nil {
+		return err
+	}
+	var toolName, actionName string
+	if tool != nil {
+		toolName = *tool
+	}
+	if action != nil {
+		actionName = *action
+	}
+	if actionName != "" && toolName == "" {
+		return r.fail(`"action" needs "tool"`)
+	}
+	t := render.InternalError(message, toolName, actionName)
+	c.toolResult(render.RenderToolError(t), true)
+	return nil
+}
+
+func callRateLimited(c *call, input []byte) *abi.Error {
+	r, err := c.decode("rate_limited", input, "max", "windowSeconds", "retryAfter", "key")
+	if err != nil {
+		return err
+	}
+	max, err := r.requiredNumber(r.obj, "max")
+	if err != nil {
+		return err
+	}
+	window, err := r.requiredNumber(r.obj, "windowSeconds")
+	if err != nil {
+		return err
+	}
+	retry, err := r.requiredNumber(r.obj, "retryAfter")
+	if err != nil {
+		return err
+	}
+	key, err := r.optionalString(r.obj, "", "key")
+	if err != nil {
+		return err
+	}
+	k := ""
+	if key != nil {
+		k = *key
+	}
+	c.toolResult(render.RenderToolError(render.RateLimited(max, window, retry, k)), true)
+	return nil
+}
+
+func callServerBusy(c *call, input []byte) *abi.Error {
+	r, err := c.decode("server_busy", input, "tool", "active", "queued")
+	if err != nil {
+		return err
+	}
+	tool, err := r.requiredString(r.obj, "", "tool")
+	if err != nil {
+		return err
+	}
+	active, err := r.requiredNumber(r.obj, "active")
+	if err != nil {
+		return err
+	}
+	queued, err := r.requiredNumber(r.obj, "queued")
+	if err != nil {
+		return err
+	}
+	c.toolResult(render.RenderToolError(render.ServerBusy(tool, active, queued)), true)
+	return nil
+}
+
+func callEscape(c *call, input []byte) *abi.Error {
+	r, err := c.decode("escape", input, "text", "context")
+	if err != nil {
+		return err
+	}
+	text, err := r.requiredString(r.obj, "", "text")
+	if err != nil {
+		return err
+	}
+	context, err := r.requiredString(r.obj, "", "context")
+	if err != nil {
+		return err
+	}
+	if err := r.oneOf("context", context, "content", "attribute"); err != nil {
+		return err
+	}
+	out := xmlesc.EscapeContent(text)
+	if context == "attribute" {
+		out = xmlesc.EscapeAttribute(text)
+	}
+	w := jsonv.Writer{B: c.out}
+	w.Raw(`{"text":`)
+	w.Str(out)
+	w.Byte('}')
+	c.out = w.B
+	return nil
+}

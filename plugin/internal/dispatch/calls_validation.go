@@ -1,0 +1,205 @@
+package dispatch
+
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/contract"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+	"github.com/toolerr/toolerr/plugin/internal/validation"
+)
+
+func callFormatValidation(c *call, input []byte) *abi.Error {
+	r, err := c.decode("format_validation", input, "action", "issues", "args", "dialect", "contract", "schema")
+	if err != nil {
+		return err
+	}
+	action, err := r.requiredString(r.obj, "", "action")
+	if err != nil {
+		return err
+	}
+	dialect := "zod"
+	if d, err := r.optionalString(r.obj, "", "dialect"); err != nil {
+		return err
+	} else if d != nil {
+		if err := r.oneOf("dialect", *d, validation.Dialects...); err != nil {
+			return err
+		}
+		dialect = *d
+	}
+	issuesValue := r.obj.Get("issues")
+	if issuesValue == nil {
+		return r.fail(`"issues" is required`)
+	}
+	if dialect == "jsonschema" && issuesValue.Kind == jsonv.KindObject && issuesValue.Get("errors") != nil {
+		issuesValue = issuesValue.Get("errors") // a whole basic-output object
+	}
+	if issuesValue.Kind != jsonv.KindArray {
+		return r.wrongType("issues", "an array", issuesValue)
+	}
+	for i, item := range issuesValue.Arr {
+		if item.Kind != jsonv.KindObject {
+			return r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
+		}
+	}
+	schema := present(r.obj, "schema")
+	if schema != nil && dialect != "jsonschema" {
+		return r.fail(`"schema" is only read with dialect "jsonschema"`)
+	}
+	args := r.obj.Get("args")
+	var issues []validation.Issue
+	switch dialect {
+	case "pydantic":
+		issues = validation.PydanticIssues(issuesValue.Arr, args)
+	case "jsonschema":
+		issues = validation.JSONSchemaIssues(issuesValue.Arr, schema, args)
+	default:
+		issues = c.issues[:0]
+		for _, item := range issuesValue.Arr {
+			issues = append(issues, validation.ZodIssue(item))
+		}
+		c.issues = issues
+	}
+	awareness, err := r.contract(action)
+	if err != nil {
+		return err
+	}
+	c.scratch = validation.AppendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
+	c.toolResult(c.scratchText(), true)
+	return nil
+}
+
+// contract reads the optional "contract" member; the action defaults to
+// the validation error's.
+func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
+	c := present(r.obj, "contract")
+	if c == nil {
+		return nil, nil
+	}
+	if c.Kind != jsonv.KindObject {
+		return nil, r.wrongType("contract", "an object", c)
+	}
+	if err := r.known(c, "contract.", []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities", "lockfile", "tools"}); err != nil {
+		return nil, err
+	}
+	a := &contract.Awareness{Action: action, MaxDeltas: contract.DefaultMaxDeltas}
+	var err *abi.Error
+	if a.Tool, err = r.requiredString(c, "contract.", "tool"); err != nil {
+		return nil, err
+	}
+	if s, err := r.optionalString(c, "contract.", "action"); err != nil {
+		return nil, err
+	} else if s != nil {
+		a.Action = *s
+	}
+	if m := present(c, "maxDeltas"); m != nil {
+		if m.Kind != jsonv.KindNumber || m.Num < 0 || m.Num != float64(int(m.Num)) {
+			return nil, r.fail(`"contract.maxDeltas" must be a non-negative integer`)
+		}
+		a.MaxDeltas = int(m.Num)
+	}
+	if inc := present(c, "includeAllSeverities"); inc != nil {
+		if inc.Kind != jsonv.KindBool {
+			return nil, r.wrongType("contract.includeAllSeverities", "a boolean", inc)
+		}
+		a.IncludeAllSeverities = inc.Bool
+	}
+	deltas := c.Get("deltas")
+	if lock := c.Get("lockfile"); lock != nil || c.Get("tools") != nil {
+		// The deltas are computed here: the locked contract against the
+		// tools the server offers now.
+		if deltas != nil {
+			return nil, r.fail(`give "contract.deltas" or "contract.lockfile" with "contract.tools", not both`)
+		}
+		before, err := r.contractOf("contract.lockfile", lock)
+		if err != nil {
+			return nil, err
+		}
+		after, err := r.contractOf("contract.tools", c.Get("tools"))
+		if err != nil {
+			return nil, err
+		}
+		a.Deltas = contract.CachedDiff(before, after)
+		return a, nil
+	}
+	if deltas == nil {
+		return nil, r.fail(`"contract.deltas" is required`)
+	}
+	if deltas.Kind != jsonv.KindArray {
+		return nil, r.wrongType("contract.deltas", "an array", deltas)
+	}
+	for i, dv := range deltas.Arr {
+		prefix := "contract.deltas[" + strconv.Itoa(i) + "]."
+		if dv.Kind != jsonv.KindObject {
+			return nil, r.wrongType(prefix[:len(prefix)-1], "an object", dv)
+		}
+		if err := r.known(dv, prefix, []string{"category", "field", "severity", "description", "before", "after"}); err != nil {
+			return nil, err
+		}
+		var d contract.Delta
+		if s, err := r.optionalString(dv, prefix, "category"); err != nil {
+			return nil, err
+		} else if s != nil {
+			d.Category = *s
+		}
+		if d.Field, err = r.requiredString(dv, prefix, "field"); err != nil {
+			return nil, err
+		}
+		if d.Severity, err = r.requiredString(dv, prefix, "severity"); err != nil {
+			return nil, err
+		}
+		if err := r.oneOf(prefix+"severity", d.Severity, contract.DeltaSeverities...); err != nil {
+			return nil, err
+		}
+		if d.Description, err = r.requiredString(dv, prefix, "description"); err != nil {
+			return nil, err
+		}
+		if d.Before, err = r.optionalString(dv, prefix, "before"); err != nil {
+			return nil, err
+		}
+		if d.After, err = r.optionalString(dv, prefix, "after"); err != nil {
+			return nil, err
+		}
+		a.Deltas = append(a.Deltas, d)
+	}
+	return a, nil
+}
+
+func callValidate(c *call, input []byte) *abi.Error {
+	r, err := c.decode("validate", input, "action", "schema", "args", "contract")
+	if err != nil {
+		return err
+	}
+	action, err := r.requiredString(r.obj, "", "action")
+	if err != nil {
+		return err
+	}
+	schema := r.obj.Get("schema")
+	if schema == nil {
+		return r.fail(`"schema" is required`)
+	}
+	if schema.Kind != jsonv.KindObject && schema.Kind != jsonv.KindBool {
+		return r.wrongType("schema", "an object or a boolean", schema)
+	}
+	args := r.obj.Get("args")
+	if args == nil {
+		return r.fail(`"args" is required`)
+	}
+	awareness, err := r.contract(action)
+	if err != nil {
+		return err
+	}
+	issues, verr := validation.Validate(schema, args)
+	if verr != nil {
+		return r.fail("%s", verr.Error())
+	}
+	if len(issues) == 0 {
+		c.out = append(c.out, `{"valid":true}`...)
+		return nil
+	}
+	c.out = append(c.out, `{"valid":false,"result":`...)
+	c.scratch = validation.AppendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
+	c.toolResult(c.scratchText(), true)
+	c.out = append(c.out, '}')
+	return nil
+}

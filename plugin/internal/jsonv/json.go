@@ -1,0 +1,623 @@
+// Package jsonv is the JSON of toolerr's contract: a decoder that keeps
+// object members in the order of the request's text and reads numbers with
+// JavaScript's semantics, a writer that writes JSON the way JSON.stringify
+// does (numbers as Number.prototype.toString), and lookups inside decoded
+// values by property path and JSON Pointer.
+//
+// The decoder pools its memory for the call that owns it: decoded values
+// and strings live until its next document.
+package jsonv
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/toolerr/toolerr/plugin/internal/scan"
+)
+
+// Kind is the JSON type of a Value.
+type Kind uint8
+
+// The JSON types.
+const (
+	KindNull Kind = iota
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+)
+
+func (k Kind) String() string {
+	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// Value is a decoded JSON value that keeps the order of object members.
+//
+// # Notes
+//   - Numbers are float64, as in JavaScript; an overflowing literal is ±Inf.
+//   - A repeated key keeps its first position and its last value, as
+//     JSON.parse does.
+//   - Invalid UTF-8 and lone surrogate escapes decode to U+FFFD.
+type Value struct {
+	Kind    Kind
+	Bool    bool
+	Num     float64
+	Str     string
+	Arr     []*Value
+	Members []Member
+}
+
+// Member is one key of a JSON object.
+type Member struct {
+	Key   string
+	Value *Value
+}
+
+// Get returns the member named key, or nil when v is not an object or has
+// no such member.
+func (v *Value) Get(key string) *Value {
+	if v == nil || v.Kind != KindObject {
+		return nil
+	}
+	for i := range v.Members {
+		if v.Members[i].Key == key {
+			return v.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// GetString returns the string member key of v, and false when v has no such
+// member or it is not a string.
+func GetString(v *Value, key string) (string, bool) {
+	if f := v.Get(key); f != nil && f.Kind == KindString {
+		return f.Str, true
+	}
+	return "", false
+}
+
+// syntaxError is a JSON syntax failure at a byte offset.
+type syntaxError struct {
+	msg    string
+	offset int
+}
+
+func (e *syntaxError) Error() string {
+	return e.msg + " at offset " + strconv.Itoa(e.offset)
+}
+
+// DepthError reports nesting deeper than the limit.
+type DepthError struct{ limit int }
+
+func (e *DepthError) Error() string {
+	return "nesting deeper than " + strconv.Itoa(e.limit) + " levels"
+}
+
+// Decoder decodes JSON documents into Values. A Decoder used again reuses
+// its memory, so the values of one document live only until the next.
+type Decoder struct {
+	data     []byte
+	pos      int
+	maxDepth int
+
+	// Values, members and items come from chunks, and members and items
+	// collect on shared stacks until their container ends: a document
+	// costs a few allocations instead of one per value, which matters
+	// most inside the module, where allocation and garbage collection are
+	// slow. A decoder used again (each pooled call has one) reuses its
+	// chunks, so a small request decodes without allocating them at all:
+	// its values are valid only until the decoder's next document.
+	vals      []Value
+	memArena  []Member
+	itemArena []*Value
+	members   []Member
+	items     []*Value
+	// strs holds the bytes of every decoded string of this document; the
+	// strings are views of it. Like the values, they are valid until the
+	// decoder's next document, which reuses strs: a pooled call's strings
+	// die with the call, and whatever keeps one longer (the schema and diff
+	// caches) clones it first.
+	strs  []byte
+	count int // values decoded so far
+	// maxValues bounds count; 0 means no bound.
+	maxValues int
+}
+
+// Chunk sizes: the first chunk of a kind, and the largest a pooled decoder
+// keeps (so a huge request does not pin its memory in the pool).
+const (
+	firstChunk = 64
+	MaxChunk   = 1024
+	maxStrings = 64 << 10 // bytes of strings
+)
+
+// start readies d for data.
+func (d *Decoder) start(data []byte, maxDepth, maxValues int) {
+	d.data, d.pos, d.maxDepth, d.maxValues, d.count = data, 0, maxDepth, maxValues, 0
+	d.vals, d.memArena, d.itemArena = d.vals[:0], d.memArena[:0], d.itemArena[:0]
+	d.members, d.items = d.members[:0], d.items[:0]
+	d.strs = d.strs[:0]
+}
+
+// strChunk is the size of a new chunk of string bytes.
+const strChunk = 16 << 10
+
+// room makes d.strs able to take n more bytes without moving: when it
+// cannot, strings continue in a new chunk, and the strings in the old one
+// stay where they are.
+func (d *Decoder) room(n int) {
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, strChunk))
+	}
+}
+
+// trim drops what a large document grew, so that a pooled decoder does not
+// pin it, and forgets the data.
+func (d *Decoder) Trim() {
+	d.data = nil
+	d.strs = KeepUpTo(d.strs, maxStrings)
+	d.vals = KeepUpTo(d.vals, MaxChunk)
+	d.memArena, d.members = KeepUpTo(d.memArena, MaxChunk), KeepUpTo(d.members, MaxChunk)
+	d.itemArena, d.items = KeepUpTo(d.itemArena, MaxChunk), KeepUpTo(d.items, MaxChunk)
+}
+
+// KeepUpTo returns s, or nil when its capacity is over limit.
+func KeepUpTo[T any](s []T, limit int) []T {
+	if cap(s) > limit {
+		return nil
+	}
+	return s
+}
+
+// chunkCap is the capacity of the next chunk after one of capacity old,
+// when n elements must fit.
+func chunkCap(old, n int) int {
+	return max(n, min(max(2*old, firstChunk), MaxChunk))
+}
+
+// CountError reports more values than the limit.
+type CountError struct{ limit int }
+
+func (e *CountError) Error() string {
+	return "more than " + strconv.Itoa(e.limit) + " JSON values"
+}
+
+// newValue returns a new value of kind k, zero otherwise, from the current
+// chunk.
+func (d *Decoder) newValue(k Kind) *Value {
+	if len(d.vals) == cap(d.vals) {
+		d.vals = make([]Value, 0, chunkCap(cap(d.vals), 1))
+	}
+	d.vals = d.vals[:len(d.vals)+1]
+	v := &d.vals[len(d.vals)-1]
+	*v = Value{Kind: k}
+	return v
+}
+
+// ParseJSON decodes one JSON document. Nesting deeper than maxDepth is an
+// error; so is anything after the value but whitespace.
+func ParseJSON(data []byte, maxDepth int) (*Value, error) {
+	return parseJSONLimited(data, maxDepth, 0)
+}
+
+// parseJSONLimited is ParseJSON that also refuses more than maxValues
+// values (0: no limit).
+func parseJSONLimited(data []byte, maxDepth, maxValues int) (*Value, error) {
+	var d Decoder
+	return d.Parse(data, maxDepth, maxValues)
+}
+
+// parse decodes data with d.
+func (d *Decoder) Parse(data []byte, maxDepth, maxValues int) (*Value, error) {
+	d.start(data, maxDepth, maxValues)
+	d.skipSpace()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return nil, d.fail("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+func (d *Decoder) fail(msg string) error { return &syntaxError{msg, d.pos} }
+
+func (d *Decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *Decoder) value(depth int) (*Value, error) {
+	if d.pos >= len(d.data) {
+		return nil, d.fail("unexpected end of input")
+	}
+	if d.count++; d.maxValues > 0 && d.count > d.maxValues {
+		return nil, &CountError{d.maxValues}
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object(depth + 1)
+	case c == '[':
+		return d.array(depth + 1)
+	case c == '"':
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		v := d.newValue(KindString)
+		v.Str = s
+		return v, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	default:
+		rest := d.data[d.pos:]
+		switch {
+		case len(rest) >= 4 && string(rest[:4]) == "true":
+			d.pos += 4
+			v := d.newValue(KindBool)
+			v.Bool = true
+			return v, nil
+		case len(rest) >= 5 && string(rest[:5]) == "false":
+			d.pos += 5
+			return d.newValue(KindBool), nil
+		case len(rest) >= 4 && string(rest[:4]) == "null":
+			d.pos += 4
+			return d.newValue(KindNull), nil
+		}
+		return nil, d.fail("unexpected character " + quoteByte(c))
+	}
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return "0x" + strconv.FormatUint(uint64(c), 16)
+}
+
+func (d *Decoder) object(depth int) (*Value, error) {
+	if depth > d.maxDepth {
+		return nil, &DepthError{d.maxDepth}
+	}
+	d.pos++ // {
+	v := d.newValue(KindObject)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return v, nil
+	}
+	// On an error the document is abandoned, so only success unwinds the
+	// member stack.
+	start := len(d.members)
+	var index map[string]int // built only for larger objects
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.fail("unexpected end of input in an object")
+		}
+		if d.data[d.pos] != '"' {
+			return nil, d.fail("expected a string key")
+		}
+		key, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.fail("expected ':' after an object key")
+		}
+		d.pos++
+		d.skipSpace()
+		member, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		own := d.members[start:]
+		if i, dup := lookupMember(own, index, key); dup {
+			own[i].Value = member
+		} else {
+			d.members = append(d.members, Member{key, member})
+			n := len(d.members) - start
+			if index != nil {
+				index[key] = n - 1
+			} else if n > 16 {
+				index = make(map[string]int, 2*n)
+				for i, m := range d.members[start:] {
+					index[m.Key] = i
+				}
+			}
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.fail("unexpected end of input in an object")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			v.Members = d.keepMembers(d.members[start:])
+			d.members = d.members[:start]
+			return v, nil
+		default:
+			return nil, d.fail("expected ',' or '}' in an object")
+		}
+	}
+}
+
+// keepMembers copies an object's members into the member chunk.
+func (d *Decoder) keepMembers(ms []Member) []Member {
+	if cap(d.memArena)-len(d.memArena) < len(ms) {
+		d.memArena = make([]Member, 0, chunkCap(cap(d.memArena), len(ms)))
+	}
+	i := len(d.memArena)
+	d.memArena = append(d.memArena, ms...)
+	return d.memArena[i:len(d.memArena):len(d.memArena)]
+}
+
+// keepItems copies an array's items into the item chunk.
+func (d *Decoder) keepItems(items []*Value) []*Value {
+	if cap(d.itemArena)-len(d.itemArena) < len(items) {
+		d.itemArena = make([]*Value, 0, chunkCap(cap(d.itemArena), len(items)))
+	}
+	i := len(d.itemArena)
+	d.itemArena = append(d.itemArena, items...)
+	return d.itemArena[i:len(d.itemArena):len(d.itemArena)]
+}
+
+func lookupMember(members []Member, index map[string]int, key string) (int, bool) {
+	if index != nil {
+		i, ok := index[key]
+		return i, ok
+	}
+	for i := range members {
+		if members[i].Key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (d *Decoder) array(depth int) (*Value, error) {
+	if depth > d.maxDepth {
+		return nil, &DepthError{d.maxDepth}
+	}
+	d.pos++ // [
+	v := d.newValue(KindArray)
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return v, nil
+	}
+	start := len(d.items) // unwound on success, as in object
+	for {
+		d.skipSpace()
+		item, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		d.items = append(d.items, item)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return nil, d.fail("unexpected end of input in an array")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			v.Arr = d.keepItems(d.items[start:])
+			d.items = d.items[:start]
+			return v, nil
+		default:
+			return nil, d.fail("expected ',' or ']' in an array")
+		}
+	}
+}
+
+func (d *Decoder) number() (*Value, error) {
+	start := d.pos
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	digits := func() int {
+		n := 0
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+			n++
+		}
+		return n
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else if digits() == 0 {
+		return nil, d.fail("invalid number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if digits() == 0 {
+			return nil, d.fail("invalid number")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if digits() == 0 {
+			return nil, d.fail("invalid number")
+		}
+	}
+	// The grammar is checked above, so the only possible error is a range
+	// error, and then ParseFloat returns ±Inf or ±0 as JSON.parse does.
+	v := d.newValue(KindNumber)
+	v.Num = parseNumber(d.data[start:d.pos])
+	return v, nil
+}
+
+// parseNumber converts a checked number literal. Integers of up to 15
+// digits are exact in a float64 and skip ParseFloat, which is slow inside
+// the module.
+func parseNumber(lit []byte) float64 {
+	digits, neg := lit, false
+	if len(digits) > 0 && digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	if len(digits) <= 15 {
+		n := 0
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				goto general
+			}
+			n = n*10 + int(c-'0')
+		}
+		if neg {
+			return -float64(n) // -0 for "-0", as JSON.parse gives
+		}
+		return float64(n)
+	}
+general:
+	// ParseFloat keeps nothing of its argument, so it reads lit in place.
+	f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), 64)
+	return f
+}
+
+// str decodes a string literal starting at the opening quote.
+func (d *Decoder) str() (string, error) {
+	d.pos++ // "
+	start := d.pos
+	// Fast path: plain ASCII without escapes.
+	d.pos = scan.SkipJSONPlainBytes(d.data, d.pos)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			d.room(d.pos - start)
+			mark := len(d.strs)
+			d.strs = append(d.strs, d.data[start:d.pos]...)
+			d.pos++
+			return d.strFrom(mark), nil
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		d.pos++
+	}
+	d.room(d.pos - start + 16)
+	mark := len(d.strs)
+	buf := append(d.strs, d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		if plain := scan.SkipJSONPlainBytes(d.data, d.pos); plain > d.pos {
+			buf = append(buf, d.data[d.pos:plain]...) // plain words at once
+			if d.pos = plain; d.pos == len(d.data) {
+				break
+			}
+		}
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			d.strs = buf
+			return d.strFrom(mark), nil
+		case c < 0x20:
+			return "", d.fail("control character in a string")
+		case c == '\\':
+			d.pos++
+			if d.pos >= len(d.data) {
+				return "", d.fail("unexpected end of input in a string")
+			}
+			e := d.data[d.pos]
+			d.pos++
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return "", d.fail("invalid \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if r < 0xdc00 && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+						save := d.pos
+						d.pos += 2
+						if lo, ok := d.hex4(); ok {
+							r2 = utf16.DecodeRune(r, lo)
+						}
+						if r2 < 0 || r2 == utf8.RuneError {
+							d.pos = save // the next escape stands on its own
+						}
+					}
+					if r2 < 0 {
+						r2 = utf8.RuneError
+					}
+					r = r2
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				d.pos--
+				return "", d.fail("invalid escape character " + quoteByte(e))
+			}
+		case c < 0x80:
+			buf = append(buf, c)
+			d.pos++
+		default:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			buf = utf8.AppendRune(buf, r) // RuneError for invalid bytes
+			d.pos += size
+		}
+	}
+	return "", d.fail("unexpected end of input in a string")
+}
+
+// strFrom returns the string decoded into d.strs from mark on. Those bytes
+// are not written again during this document: later strings only append,
+// and a full d.strs moves to new memory, leaving earlier strings where they
+// are.
+func (d *Decoder) strFrom(mark int) string {
+	if len(d.strs) == mark {
+		return ""
+	}
+	return unsafe.String(&d.strs[mark], len(d.strs)-mark)
+}
+
+func (d *Decoder) hex4() (rune, bool) {
+	if len(d.data)-d.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	d.pos += 4
+	return r, true
+}

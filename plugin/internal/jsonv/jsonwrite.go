@@ -1,0 +1,145 @@
+package jsonv
+
+import (
+	"unicode/utf8"
+
+	"github.com/toolerr/toolerr/plugin/internal/scan"
+)
+
+// Writer builds a JSON document into a byte slice. Strings are written
+// as JSON.stringify writes them (only '"', '\\' and control characters are
+// escaped), numbers with FormatNumber (non-finite ones as null).
+type Writer struct {
+	B []byte // the document so far
+}
+
+// Raw writes s as it is: JSON text the caller has written.
+func (w *Writer) Raw(s string) { w.B = append(w.B, s...) }
+
+// Byte writes one byte of JSON text.
+func (w *Writer) Byte(c byte) { w.B = append(w.B, c) }
+
+// Str writes s as a JSON string.
+func (w *Writer) Str(s string) { w.B = appendJSONString(w.B, s) }
+
+// Num writes f as a JSON number, or null when it is not finite.
+func (w *Writer) Num(f float64) { w.B = appendJSONNumber(w.B, f) }
+
+// Boolean writes true or false.
+func (w *Writer) Boolean(v bool) {
+	if v {
+		w.Raw("true")
+	} else {
+		w.Raw("false")
+	}
+}
+
+// Key writes a member key and its colon, preceded by a comma unless first.
+func (w *Writer) Key(k string, first bool) {
+	if !first {
+		w.Byte(',')
+	}
+	w.Str(k)
+	w.Byte(':')
+}
+
+// value writes a decoded JSON value back, keeping member order.
+func (w *Writer) value(v *Value) {
+	w.B = AppendValue(w.B, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if i = scan.SkipJSONPlain(s, i); i == len(s) {
+			break
+		}
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendJSONNumber(b []byte, f float64) []byte {
+	if f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308 {
+		return append(b, "null"...)
+	}
+	return AppendNumber(b, f)
+}
+
+// AppendValue writes v compactly, as JSON.stringify(v) does.
+func AppendValue(b []byte, v *Value) []byte {
+	switch v.Kind {
+	case KindNull:
+		return append(b, "null"...)
+	case KindBool:
+		if v.Bool {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case KindNumber:
+		return appendJSONNumber(b, v.Num)
+	case KindString:
+		return appendJSONString(b, v.Str)
+	case KindArray:
+		b = append(b, '[')
+		for i, item := range v.Arr {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendValue(b, item)
+		}
+		return append(b, ']')
+	default:
+		b = append(b, '{')
+		for i, m := range v.Members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, m.Key)
+			b = append(b, ':')
+			b = AppendValue(b, m.Value)
+		}
+		return append(b, '}')
+	}
+}

@@ -1,0 +1,204 @@
+package validation
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+)
+
+// pydanticTypes maps Pydantic v2 error types that mean "wrong type" to the
+// JSON type the model should send.
+var pydanticTypes = map[string]string{
+	"string_type": "string", "string_unicode": "string",
+	"int_type": "integer", "int_parsing": "integer", "int_from_float": "integer", "int_parsing_size": "integer",
+	"float_type": "number", "float_parsing": "number", "decimal_type": "number", "decimal_parsing": "number",
+	"bool_type": "boolean", "bool_parsing": "boolean",
+	"list_type": "array", "tuple_type": "array", "set_type": "array", "frozen_set_type": "array",
+	"dict_type": "object", "model_type": "object", "model_attributes_type": "object", "dataclass_type": "object",
+	"none_required": "null",
+}
+
+// pydanticFormats maps Pydantic v2 parsing errors to a string format.
+var pydanticFormats = map[string]string{
+	"url_parsing": "url", "url_type": "url", "url_syntax_violation": "url", "url_scheme": "url", "url_too_long": "url",
+	"uuid_parsing": "uuid", "uuid_type": "uuid", "uuid_version": "uuid",
+	"datetime_parsing": "datetime", "datetime_type": "datetime", "datetime_from_date_parsing": "datetime",
+	"date_parsing": "date", "date_type": "date", "date_from_datetime_parsing": "date",
+	"time_parsing": "time", "time_type": "time",
+	"timedelta_parsing": "duration", "timedelta_type": "duration",
+	"ip_v4_address": "ip", "ip_v6_address": "ip", "ip_any_address": "ip",
+}
+
+// PydanticIssues maps the entries of ValidationError.errors() to issues:
+// loc is the path and input the sent value. Extra fields of one object
+// (extra_forbidden) become one issue at that object, listing every key, the
+// way Zod reports unrecognized keys.
+func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
+	type pending struct {
+		issue Issue
+		extra []string // keys of a grouped extra_forbidden issue
+	}
+	var out []pending
+	extras := map[string]int{} // parent path -> index in out
+	for _, e := range entries {
+		typ, _ := jsonv.GetString(e, "type")
+		msg, _ := jsonv.GetString(e, "msg")
+		path := pathOf(e.Get("loc"))
+		if typ == "extra_forbidden" && len(path) > 0 {
+			parent, key := path[:len(path)-1], jsonv.SegmentText(path[len(path)-1])
+			id := issuePath(parent)
+			if i, ok := extras[id]; ok {
+				out[i].extra = append(out[i].extra, key)
+				continue
+			}
+			extras[id] = len(out)
+			// Without args the parent object is unknown: it reads as absent.
+			out = append(out, pending{Issue{Path: parent, Message: msg, HasSent: args == nil}, []string{key}})
+			continue
+		}
+		is := Issue{Path: path, Message: msg, Suggestion: pydanticSuggestion(typ, e.Get("ctx"))}
+		if args == nil {
+			is.HasSent = true
+			if typ != "missing" { // a missing field's input is its parent
+				is.Sent = e.Get("input")
+			}
+		}
+		out = append(out, pending{issue: is})
+	}
+	issues := make([]Issue, len(out))
+	for i, p := range out {
+		issues[i] = p.issue
+		if len(p.extra) > 0 {
+			issues[i].Suggestion = suggestUnrecognized(p.extra)
+		}
+	}
+	return issues
+}
+
+func pydanticSuggestion(typ string, ctx *jsonv.Value) string {
+	if t, ok := pydanticTypes[typ]; ok {
+		return suggestType(t)
+	}
+	if f, ok := pydanticFormats[typ]; ok {
+		return suggestFormat(f)
+	}
+	num := func(key string) (string, bool) { return boundText(ctx.Get(key)) }
+	one := func(key string) bool { return isOne(ctx.Get(key)) }
+	switch typ {
+	case "missing":
+		return suggestMissing
+	case "string_too_short":
+		if n, ok := num("min_length"); ok {
+			return suggestLength(n, one("min_length"), true)
+		}
+	case "string_too_long":
+		if n, ok := num("max_length"); ok {
+			return suggestLength(n, one("max_length"), false)
+		}
+	case "too_short":
+		if n, ok := num("min_length"); ok {
+			return suggestItems(n, one("min_length"), true)
+		}
+	case "too_long":
+		if n, ok := num("max_length"); ok {
+			return suggestItems(n, one("max_length"), false)
+		}
+	case "string_pattern_mismatch":
+		return suggestPattern
+	case "greater_than":
+		if n, ok := num("gt"); ok {
+			return suggestBound(">", n)
+		}
+	case "greater_than_equal":
+		if n, ok := num("ge"); ok {
+			return suggestBound(">=", n)
+		}
+	case "less_than":
+		if n, ok := num("lt"); ok {
+			return suggestBound("<", n)
+		}
+	case "less_than_equal":
+		if n, ok := num("le"); ok {
+			return suggestBound("<=", n)
+		}
+	case "multiple_of":
+		if n, ok := num("multiple_of"); ok {
+			return suggestMultipleOf(n)
+		}
+	case "literal_error":
+		if values := pythonAlternatives(ctx.Get("expected")); len(values) == 1 {
+			return suggestExactly(values[0])
+		} else if len(values) > 1 {
+			return suggestOptions(values)
+		}
+	case "enum":
+		if values := pythonAlternatives(ctx.Get("expected")); len(values) > 0 {
+			return suggestOptions(values)
+		}
+	case "union_tag_invalid", "union_tag_not_found":
+		return suggestUnion
+	}
+	return ""
+}
+
+// pythonAlternatives reads Pydantic's expected text, "'a', 'b' or 'c'",
+// into values: quoted reprs become strings, numbers numbers.
+func pythonAlternatives(v *jsonv.Value) []*jsonv.Value {
+	if v == nil {
+		return nil
+	}
+	if v.Kind == jsonv.KindArray {
+		return v.Arr
+	}
+	if v.Kind != jsonv.KindString || v.Str == "" {
+		return nil
+	}
+	var out []*jsonv.Value
+	rest := v.Str
+	for rest != "" {
+		var token string
+		if q := rest[0]; q == '\'' || q == '"' {
+			end := strings.IndexByte(rest[1:], q)
+			if end < 0 {
+				token, rest = rest, ""
+			} else {
+				out = append(out, &jsonv.Value{Kind: jsonv.KindString, Str: rest[1 : 1+end]})
+				rest = rest[end+2:]
+				rest = trimSeparator(rest)
+				continue
+			}
+		} else {
+			cut := len(rest)
+			for _, sep := range []string{", ", " or "} {
+				if i := strings.Index(rest, sep); i >= 0 && i < cut {
+					cut = i
+				}
+			}
+			token, rest = rest[:cut], trimSeparator(rest[cut:])
+		}
+		if lit, ok := pythonConstants[token]; ok {
+			out = append(out, lit)
+		} else if f, err := strconv.ParseFloat(token, 64); err == nil {
+			out = append(out, &jsonv.Value{Kind: jsonv.KindNumber, Num: f})
+		} else if token != "" {
+			out = append(out, &jsonv.Value{Kind: jsonv.KindString, Str: token})
+		}
+	}
+	return out
+}
+
+// pythonConstants are the reprs of Python's True, False and None, which a
+// Literal may list: they are JSON's true, false and null.
+var pythonConstants = map[string]*jsonv.Value{
+	"True": {Kind: jsonv.KindBool, Bool: true}, "False": {Kind: jsonv.KindBool}, "None": {Kind: jsonv.KindNull},
+}
+
+func trimSeparator(s string) string {
+	for _, sep := range []string{", ", " or "} {
+		if strings.HasPrefix(s, sep) {
+			return s[len(sep):]
+		}
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package validation
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
+)
+
+// The suggestion sentences every dialect shares, so that the same failure
+// heals the same way whichever validator reported it. Zod v3's own
+// sentences are the reference's (docs/CONTRACT.md, "Validation errors");
+// the others follow their pattern.
+
+const (
+	suggestUnion   = "Value didn't match any of the expected formats."
+	suggestOneOf   = "Value must match exactly one of the expected formats."
+	suggestPattern = "Value does not match the required pattern."
+	suggestUnique  = "Remove duplicate items."
+	suggestMissing = "Provide this required field."
+	suggestDate    = "Expected a valid date string (ISO 8601)."
+)
+
+func suggestType(expected string) string { return "Expected type: " + expected + "." }
+
+// suggestLength is "Minimum length: N character(s)." (or Maximum).
+func suggestLength(n string, one, min bool) string {
+	word := "Maximum"
+	if min {
+		word = "Minimum"
+	}
+	return word + " length: " + n + " " + pluralWord("character", one) + "."
+}
+
+// suggestItems is "Minimum N item(s)." (or Maximum).
+func suggestItems(n string, one, min bool) string {
+	word := "Maximum"
+	if min {
+		word = "Minimum"
+	}
+	return word + " " + n + " " + pluralWord("item", one) + "."
+}
+
+func pluralWord(word string, one bool) string {
+	if one {
+		return word
+	}
+	return word + "s"
+}
+
+// suggestBound is "Must be OP N." with OP one of >= > <= <.
+func suggestBound(op, n string) string { return "Must be " + op + " " + n + "." }
+
+func suggestMultipleOf(n string) string { return "Must be a multiple of " + n + "." }
+
+func suggestOptions(values []*jsonv.Value) string {
+	return "Valid options: " + quotedList(values) + "."
+}
+
+func suggestExactly(v *jsonv.Value) string {
+	return "Expected exactly: " + string(jsonv.AppendValue(nil, v)) + "."
+}
+
+// suggestUnrecognized lists fields to remove, as Zod's unrecognized_keys.
+func suggestUnrecognized(keys []string) string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = "'" + k + "'"
+	}
+	return "Remove or correct unrecognized fields: " + strings.Join(quoted, ", ") + ". Check for typos."
+}
+
+// formatSuggestions maps a canonical format name to its suggestion. Zod
+// v3's string validations are the keys it started with.
+var formatSuggestions = map[string]string{
+	"email":    "Expected: a valid email address (e.g. user@example.com).",
+	"url":      "Expected: a valid URL (e.g. https://example.com).",
+	"uuid":     "Expected: a valid UUID (e.g. 123e4567-e89b-12d3-a456-426614174000).",
+	"cuid":     "Expected: a valid CUID.",
+	"datetime": "Expected: an ISO 8601 datetime (e.g. 2024-01-15T10:30:00Z).",
+	"ip":       "Expected: a valid IP address.",
+	"emoji":    "Expected: a valid emoji character.",
+	"regex":    suggestPattern,
+	"date":     "Expected: an ISO 8601 date (e.g. 2024-01-15).",
+	"time":     "Expected: an ISO 8601 time (e.g. 10:30:00).",
+	"hostname": "Expected: a valid hostname (e.g. example.com).",
+	"duration": "Expected: an ISO 8601 duration (e.g. P3D).",
+}
+
+// formatAliases maps the names other validators use onto canonical ones.
+var formatAliases = map[string]string{
+	"idn-email": "email", "uri": "url", "iri": "url", "uri-reference": "url", "iri-reference": "url",
+	"guid": "uuid", "date-time": "datetime", "ipv4": "ip", "ipv6": "ip", "idn-hostname": "hostname",
+}
+
+// suggestFormat gives the suggestion for a string format of any validator,
+// or "" for a format it does not know.
+func suggestFormat(format string) string {
+	if alias, ok := formatAliases[format]; ok {
+		format = alias
+	}
+	return formatSuggestions[format]
+}
+
+// suggestAnyFormat is suggestFormat with a generic sentence for formats it
+// does not know (JSON Schema allows any name). JSON Schema's "regex" format
+// asks for a valid regular expression, not a match: it is not Zod's regex.
+func suggestAnyFormat(format string) string {
+	if format == "regex" {
+		return "Expected: a valid regex."
+	}
+	if s := suggestFormat(format); s != "" || format == "" {
+		return s
+	}
+	return "Expected: a valid " + format + "."
+}
