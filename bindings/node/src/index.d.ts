@@ -177,6 +177,16 @@ export class ToolErrorBuilder extends Error implements PromiseLike<CallToolResul
   ): Promise<T | E>;
 }
 
+/**
+ * What heal() takes: an McpServer of @modelcontextprotocol/sdk (SUPPORTED_SDK),
+ * described by shape, as the SDK is an optional peer dependency. heal()
+ * checks at run time that the instance has the methods it hooks.
+ */
+export interface HealableServer {
+  registerTool(...args: never[]): unknown;
+  connect(...args: never[]): Promise<void>;
+}
+
 /** A tool handler: any arguments, a result or a promise of one. */
 export type Handler<A extends unknown[], R> = (...args: A) => R | PromiseLike<R>;
 
@@ -203,10 +213,14 @@ export class Toolerr {
   parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
   wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
   throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
+  /** Makes an McpServer answer through this module (see heal()); returns server. */
+  heal<S extends HealableServer>(server: S): S;
 }
 
 /** The ABI major version this binding speaks. */
 export const ABI_MAJOR: 1;
+/** The @modelcontextprotocol/sdk versions whose McpServer heal() supports. */
+export const SUPPORTED_SDK: '>=1.24.0 <2';
 
 /** Loads a module (by default the bundled copy), checking its sha256 and ABI major. */
 export function load(options?: { wasm?: Uint8Array; sha256?: string }): Promise<Toolerr>;
@@ -230,3 +244,11 @@ export function escape(text: string, context?: 'content' | 'attribute'): Promise
 export function parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
 export function wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
 export function throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
+/**
+ * Makes an McpServer answer with toolerr's envelopes: arguments its zod
+ * schema refuses become a <validation_error>, a thrown tool error reaches the
+ * client intact, any other throw becomes INTERNAL_ERROR naming the tool;
+ * tools registered before or after are covered. Returns server; throws a
+ * TypeError, changing nothing, for anything but a supported McpServer.
+ */
+export function heal<S extends HealableServer>(server: S): S;

@@ -4,12 +4,14 @@
 // bundled module on first use; load() gives a Toolerr of your own.
 import { ToolErrorBuilder } from './builder.js';
 import { defaultToolerr } from './default.js';
+import { healServer } from './heal.js';
 import { markRendered } from './toolerr.js';
 
 export { ABI_MAJOR, Toolerr, load } from './toolerr.js';
 export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
+export { SUPPORTED_SDK } from './heal.js';
 
 const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);
 const sharedRendered = (method) => (...args) => markRendered(shared(method)(...args));
@@ -61,4 +63,17 @@ export function wrap(tool, handler) {
     wrapped ??= (await defaultToolerr()).wrap(tool, handler);
     return wrapped(...args);
   };
+}
+
+/**
+ * heal makes an McpServer of @modelcontextprotocol/sdk (>=1.24.0 <2) answer
+ * with toolerr's envelopes, in one line: `heal(new McpServer(info))`.
+ * Arguments a tool's zod schema refuses become a <validation_error>; a
+ * thrown tool error reaches the client intact and any other throw becomes
+ * INTERNAL_ERROR, for tools registered before or after. The shared module is
+ * loaded on the first failure, not here. Returns server; throws, changing
+ * nothing, when server is not such an McpServer.
+ */
+export function heal(server) {
+  return healServer(server, defaultToolerr);
 }

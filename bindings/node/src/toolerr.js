@@ -8,6 +8,7 @@ import createPlugin from '@extism/extism';
 import { ToolErrorBuilder } from './builder.js';
 import { encodeRequest } from './encode.js';
 import { ClientError, ToolerrError } from './errors.js';
+import { healServer } from './heal.js';
 import { SerialQueue } from './queue.js';
 
 /** ABI_MAJOR is the ABI major version this binding speaks. */
@@ -272,6 +273,17 @@ export class Toolerr {
         return this.#failureResult(tool, failure);
       }
     };
+  }
+
+  /**
+   * heal makes an McpServer of @modelcontextprotocol/sdk (>=1.24.0 <2)
+   * answer through this module: arguments its zod schema refuses become a
+   * <validation_error>, and every tool handler, registered before or after,
+   * runs as if wrap()ped. It returns server, and throws, changing nothing,
+   * when server is not such an McpServer.
+   */
+  heal(server) {
+    return healServer(server, () => this);
   }
 
   async #failureResult(tool, failure) {

@@ -1,6 +1,7 @@
 """Every Python snippet of the README runs as written, in a fresh
 interpreter, and the Render and Contract snippets print what the README
-shows."""
+shows. The README opens with the heal example, which serves over stdio as
+the text under it says."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ SNIPPETS = [code for lang, code in BLOCKS if lang == "python"]
 
 
 def run(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    # stdin at end of file: a snippet that serves MCP over stdio stops at once.
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -41,3 +45,49 @@ def test_contract_snippet_prints_what_the_readme_shows() -> None:
     i = next(i for i, (lang, code) in enumerate(BLOCKS) if lang == "python" and "toolerr.contract_lock(" in code)
     assert BLOCKS[i + 1][0] == "text"
     assert run(BLOCKS[i][1]) == BLOCKS[i + 1][1]
+
+
+def test_readme_opens_with_heal() -> None:
+    """The first example, before Install, is the one-line integration, in at
+    most 10 lines, and the supported SDK versions are stated."""
+    text = README.read_text(encoding="utf-8")
+    first = BLOCKS[0]
+    assert first[0] == "python" and text.index(first[1]) < text.index("## Install")
+    assert "toolerr.heal(server)" in first[1] and "server.run()" in first[1]
+    assert len(first[1].splitlines()) <= 10
+    assert "`mcp>=2.3,<3`" in text.split("## Install")[0]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_heal_snippet_serves_envelopes(tmp_path: Path) -> None:
+    import pydantic
+    import toolerr
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    server = tmp_path / "server.py"
+    server.write_text(BLOCKS[0][1], encoding="utf-8")
+    params = StdioServerParameters(command=sys.executable, args=[str(server)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        invalid = await session.call_tool("billing.get_invoice", {"id": 5})
+        missing = await session.call_tool("billing.get_invoice", {"id": "inv_404"})
+
+    class Args(pydantic.BaseModel):
+        id: str
+
+    try:
+        Args.model_validate({"id": 5})
+        raise AssertionError("valid")
+    except pydantic.ValidationError as exc:
+        want = toolerr.format_validation("billing.get_invoice", exc, {"id": 5})
+    assert (invalid.is_error, invalid.content) == (True, want.content)
+    assert missing.is_error is True
+    assert missing.content == toolerr.tool_error(
+        "NOT_FOUND", "No invoice with that ID", available_actions=["billing.list_invoices"]
+    ).content

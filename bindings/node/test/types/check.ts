@@ -1,7 +1,9 @@
 // Compiled by test/types.test.mjs with tsc --noEmit: the shipped types
 // describe the API as the README uses it.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import {
-  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate,
+  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate, heal,
   type CallToolResult, type Envelope, type ValidateResult, type Lockfile, type ContractDiff, type Contract,
 } from 'toolerr';
 
@@ -37,5 +39,12 @@ export async function usage(): Promise<void> {
   void incomplete;
   // @ts-expect-error severity is one of three
   error('X', 'm').severity('fatal');
+  // heal keeps the McpServer's own type: registerTool infers the handler's arguments.
+  const server: McpServer = heal(new McpServer({ name: 'billing', version: '1.0.0' }));
+  server.registerTool('get', { inputSchema: { id: z.string() } }, async ({ id }) => ({ content: [{ type: 'text', text: id.toUpperCase() }] }));
+  const same: McpServer = t.heal(server);
+  void same;
+  // @ts-expect-error heal takes an McpServer
+  heal({ name: 'not a server' });
   await t.close();
 }

@@ -5,6 +5,9 @@ the same bytes the Go, Node and Rust hosts load; this package builds
 requests, calls the module through Extism, and wraps the responses as the
 ``mcp`` package's ``CallToolResult``.
 
+``heal(server)`` makes an ``mcp`` ``MCPServer`` answer every tool failure
+with an envelope (supported SDK releases: :data:`SUPPORTED_MCP`).
+
 The module-level functions use one process-wide module, loaded (sha256 and
 ABI major checked) on first use; :class:`Toolerr` loads another, and every
 function takes ``module=`` to use it.
@@ -39,6 +42,8 @@ from ._api import (
 )
 from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
+from ._heal import heal
+from ._sdk import SUPPORTED_MCP, MCPVersionError
 
 __version__ = "0.1.0"
 
@@ -59,7 +64,9 @@ __all__ = [
     "ClientError",
     "Envelope",
     "ErrorBuilder",
+    "MCPVersionError",
     "Request",
+    "SUPPORTED_MCP",
     "ToolErrorEnvelope",
     "ToolErrorException",
     "Toolerr",
@@ -80,6 +87,7 @@ __all__ = [
     "format_validation",
     "guard",
     "handle_exception",
+    "heal",
     "internal_error",
     "parse",
     "rate_limited",

@@ -18,6 +18,7 @@ from mcp_types import CallToolResult, TextContent
 
 from ._engine import Toolerr, default
 from ._errors import ToolerrError
+from ._sdk import check_mcp
 
 if TYPE_CHECKING:
     import pydantic
@@ -460,7 +461,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None) -> Callable[[F], F]:
     """Decorate a tool handler (sync or async) so that whatever it raises
-    reaches the model as an envelope (see :func:`handle_exception`)."""
+    reaches the model as an envelope (see :func:`handle_exception`).
+
+    Raises :class:`MCPVersionError` when an ``mcp`` package outside
+    ``SUPPORTED_MCP`` is installed (mcp 1.x would send the returned result
+    as JSON text with ``isError`` false); without ``mcp`` it works as is."""
+    check_mcp("toolerr.guard", required=False)
 
     def decorate(handler: F) -> F:
         if inspect.iscoroutinefunction(handler):

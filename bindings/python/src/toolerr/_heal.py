@@ -1,0 +1,153 @@
+"""``toolerr.heal(server)``: the error contract inside the MCP Python SDK's
+own ``MCPServer``, for servers written the way the SDK teaches
+(``@server.tool()`` with type hints or pydantic models, ``server.run()``).
+
+Where it hooks in: ``MCPServer.call_tool(name, arguments, context)``, the
+method the SDK's ``tools/call`` handler awaits, documents what it raises:
+``ToolError`` whose ``__cause__`` is a pydantic ``ValidationError`` for
+arguments that fail the tool's signature, ``ToolError`` (cause: what the tool
+raised) for a ``ToolError`` or ``ResourceError`` raised on purpose,
+``UnexpectedToolError`` (cause: the original exception) for anything else,
+and ``MCPError`` unchanged. ``heal`` wraps that one method on the instance
+and turns those exceptions into toolerr results, which the SDK then sends as
+any tool result. The SDK's middleware and extension hooks are not used: both
+run around the ``tools/call`` handler, which has already turned the
+exception into ``Error executing tool ...`` text by the time they see it.
+
+No envelope is written here: validation errors go to the module's
+``format_validation`` (pydantic dialect, the errors as pydantic reports
+them), everything else to :func:`toolerr.handle_exception`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp_types import CallToolResult
+
+from ._api import ToolErrorException, format_validation, handle_exception
+from ._engine import Toolerr
+from ._errors import ToolerrError
+from ._sdk import check_mcp
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+__all__ = ["heal"]
+
+logger = logging.getLogger("toolerr")
+
+ServerT = TypeVar("ServerT", bound="MCPServer[Any]")
+
+#: The attribute that marks a healed server (and keeps its module).
+_HEALED = "_toolerr_healed"
+
+
+class _Healing:
+    """A healed server's state: the module that renders its errors."""
+
+    def __init__(self, module: Toolerr | None) -> None:
+        self.module = module
+
+
+def heal(server: ServerT, *, module: Toolerr | None = None) -> ServerT:
+    """Make every tool failure of an ``mcp`` ``MCPServer`` reach the model as
+    one of toolerr's envelopes, and return the server.
+
+    - arguments the tool's signature rejects (pydantic) become a
+      ``<validation_error action="TOOL">`` naming each field, with what was
+      sent (the module's ``format_validation``, pydantic dialect);
+    - a raised :class:`ToolErrorException` or ``toolerr.error(...)`` builder
+      is delivered intact (a warning with ``is_error`` False);
+    - any other exception becomes INTERNAL_ERROR naming the tool, with the
+      exception's message and never its traceback (which is logged on the
+      ``toolerr`` logger);
+    - ``MCPError`` and an unknown tool are answered as the SDK answers them.
+
+    Raises :class:`MCPVersionError` when the installed ``mcp`` is not one of
+    :data:`SUPPORTED_MCP` (or none is installed), and ``TypeError`` when
+    ``server`` is not an ``mcp.server.mcpserver.MCPServer``. Healing a
+    server twice changes nothing but the ``module`` used."""
+    check_mcp("toolerr.heal", required=True)
+    from mcp.server.mcpserver import MCPServer
+
+    if not isinstance(server, MCPServer):
+        kind = type(server)
+        raise TypeError(
+            "toolerr.heal takes an mcp.server.mcpserver.MCPServer (the MCP Python SDK's server), "
+            f"not {kind.__module__}.{kind.__qualname__}"
+        )
+    healing = getattr(server, _HEALED, None)
+    if isinstance(healing, _Healing):
+        healing.module = module
+        return server
+    healing = _Healing(module)
+    setattr(server, "call_tool", _healed_call_tool(server.call_tool, healing))  # noqa: B010 - a method
+    setattr(server, _HEALED, healing)
+    return server
+
+
+CallTool = Callable[..., Awaitable[Any]]
+
+
+def _healed_call_tool(call_tool: CallTool, healing: _Healing) -> CallTool:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @functools.wraps(call_tool)
+    async def healed(name: str, arguments: dict[str, Any], *rest: Any, **options: Any) -> Any:
+        try:
+            return await call_tool(name, arguments, *rest, **options)
+        except ToolError as failure:
+            try:
+                result = _result(failure, name, arguments, healing.module)
+            except ToolerrError:
+                logger.warning("toolerr could not render the failure of tool %r; the SDK answers it", name,
+                               exc_info=True)
+                result = None
+            if result is None:
+                raise
+            return result
+
+    return healed
+
+
+def _result(failure: Exception, tool: str, arguments: Any, module: Toolerr | None) -> CallToolResult | None:
+    """The result for what ``MCPServer.call_tool`` raised; None leaves it to
+    the SDK."""
+    import pydantic_core
+    from mcp.server.mcpserver.exceptions import UnexpectedResourceError, UnexpectedToolError
+
+    cause = failure.__cause__
+    if isinstance(failure, UnexpectedToolError):
+        # A crash: the cause is the original exception, or, for a nested tool
+        # call or resource read that crashed, its wrapper; unwrap those.
+        origin: BaseException = failure
+        seen: set[int] = set()
+        while (
+            isinstance(origin, (UnexpectedToolError, UnexpectedResourceError))
+            and origin.__cause__ is not None
+            and id(origin) not in seen
+        ):
+            seen.add(id(origin))
+            origin = origin.__cause__
+        if isinstance(origin, ToolErrorException):
+            logger.info("Tool %r raised %s", tool, origin)
+        else:
+            logger.error("Tool %r raised an unexpected exception", tool, exc_info=origin)
+        return handle_exception(origin, tool, module=module)
+    if cause is None:
+        return None  # the SDK's own ToolError, e.g. "Unknown tool: ..."
+    if isinstance(cause, pydantic_core.ValidationError):
+        # The arguments failed the tool's signature: the errors as pydantic
+        # reports them, and what was sent. Logged as the SDK does: the field
+        # names only, the values being the caller's data.
+        fields = sorted({".".join(str(part) for part in error["loc"]) for error in cause.errors()})
+        logger.info("Tool %r rejected arguments: %r", tool, fields)
+        return format_validation(tool, cause, arguments, dialect="pydantic", module=module)
+    # A ToolError or ResourceError raised on purpose: not one of toolerr's.
+    logger.info("Tool %r failed: %r", tool, str(cause))
+    return handle_exception(cause, tool, module=module)
+

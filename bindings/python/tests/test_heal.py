@@ -1,0 +1,514 @@
+"""toolerr.heal(server) on the MCP Python SDK's own MCPServer, driven in
+process by the SDK's ``Client`` (direct dispatch, and the JSON-RPC
+handshake over memory streams); the supported-version check (pyproject's
+``mcp`` extra, mcp 1.x refused by heal and guard, pip refusing
+``toolerr[mcp]`` with ``mcp<2``).
+
+Expected validation texts are the binding's own ``format_validation`` on the
+errors pydantic reports for the same arguments against a model with the
+tool's parameters, so they come from the module; a few are also written out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import re
+import textwrap
+import zipfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pydantic
+import pytest
+import toolerr
+from mcp import Client
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+Mode = Literal["auto", "legacy"]
+ID = Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+
+
+class Line(BaseModel):
+    sku: str
+    amount: float = Field(gt=0)
+
+
+class Payment(BaseModel):
+    id: ID
+    currency: Literal["EUR", "USD"]
+    lines: list[Line]
+
+
+# Models with each tool's parameters, for the errors pydantic reports.
+class GetInvoiceArgs(BaseModel):
+    id: ID
+
+
+class PayInvoiceArgs(BaseModel):
+    payment: Payment
+    note: str = ""
+
+
+class ListInvoicesArgs(BaseModel):
+    limit: int = Field(default=10, ge=1, le=100)
+    status: Literal["open", "paid"] | None = None
+
+
+NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
+<message>No invoice with that ID</message>
+<recovery>List invoices first, then retry with a real ID</recovery>
+<available_actions>
+  <action>billing.list_invoices</action>
+</available_actions>
+<details>
+  <detail key="requestedId">inv_404</detail>
+</details>
+</tool_error>"""
+
+FORBIDDEN = """<tool_error code="FORBIDDEN" severity="critical">
+<message>Voiding invoices requires the billing-admin role</message>
+</tool_error>"""
+
+DEPRECATED = """<tool_error code="DEPRECATED" severity="warning">
+<message>page_size is deprecated; use limit</message>
+<recovery>Call billing.list_invoices with limit instead</recovery>
+</tool_error>"""
+
+RECOVERY = (
+    "This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the "
+    "same call: tell the user what failed, or try a different approach."
+)
+
+
+def internal(tool: str, message: str) -> str:
+    return f"""<tool_error code="INTERNAL_ERROR" severity="error">
+<message>[{tool}] {message}</message>
+<recovery>{RECOVERY}</recovery>
+</tool_error>"""
+
+
+def build(healed: bool = True) -> MCPServer[Any]:
+    """A billing server written the SDK's way; healed unless told not to."""
+    server: MCPServer[Any] = MCPServer("billing")
+
+    @server.tool(name="billing.get_invoice")
+    async def get_invoice(id: ID) -> str:  # noqa: A002
+        if id != "inv_001":
+            raise (
+                toolerr.error("NOT_FOUND", "No invoice with that ID")
+                .suggest("List invoices first, then retry with a real ID")
+                .actions("billing.list_invoices")
+                .details(requestedId=id)
+            )
+        return json.dumps({"id": id, "status": "open"}, separators=(",", ":"))
+
+    @server.tool(name="billing.pay_invoice")
+    def pay_invoice(payment: Payment, note: str = "") -> str:
+        return f"paid {payment.id}"
+
+    @server.tool(name="billing.list_invoices", structured_output=False)
+    def list_invoices(limit: int = Field(default=10, ge=1, le=100), status: Literal["open", "paid"] | None = None,
+                      page_size: int | None = None) -> str:
+        if page_size is not None:
+            raise (
+                toolerr.error("DEPRECATED", "page_size is deprecated; use limit")
+                .suggest("Call billing.list_invoices with limit instead")
+                .severity("warning")
+            )
+        return "[]"
+
+    @server.tool(name="billing.void_invoice")
+    def void_invoice(id: str) -> str:  # noqa: A002
+        raise toolerr.ToolErrorException(
+            "FORBIDDEN", "Voiding invoices requires the billing-admin role", severity="critical"
+        )
+
+    @server.tool(name="billing.export_invoices")
+    async def export_invoices() -> str:
+        raise RuntimeError("exporter backend unavailable")
+
+    @server.tool(name="billing.lock_invoice")
+    def lock_invoice(id: str) -> str:  # noqa: A002
+        raise ToolError(f"Invoice {id} is locked")
+
+    @server.tool(name="billing.parse_amount")
+    def parse_amount(text: str) -> str:
+        # A pydantic failure inside the tool is a crash, not an argument error.
+        return str(Line.model_validate({"sku": "x", "amount": text}).amount)
+
+    @server.tool(name="billing.sync")
+    def sync() -> str:
+        raise MCPError(code=-32042, message="sync needs the admin scope", data={"scope": "admin"})
+
+    @server.tool(name="billing.explode")
+    def explode() -> str:
+        raise ValueError()
+
+    return toolerr.heal(server) if healed else server
+
+
+def errors_of(model: type[BaseModel], args: dict[str, Any]) -> pydantic.ValidationError:
+    try:
+        model.model_validate(args)
+    except pydantic.ValidationError as exc:
+        return exc
+    raise AssertionError(f"{model.__name__} accepted {args}")
+
+
+def texts(result: CallToolResult) -> list[str]:
+    out = []
+    for block in result.content:
+        assert isinstance(block, TextContent), block
+        out.append(block.text)
+    return out
+
+
+def expected_validation(tool: str, model: type[BaseModel], args: dict[str, Any]) -> list[str]:
+    return texts(toolerr.format_validation(tool, errors_of(model, args), args, dialect="pydantic"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def connect(server: MCPServer[Any], mode: Mode = "auto") -> AsyncIterator[Client]:
+    async with Client(server, mode=mode) as client:
+        yield client
+
+
+# (tool, arguments, a model with the tool's parameters, whose errors are expected)
+VALIDATION: list[tuple[str, dict[str, Any], type[BaseModel]]] = [
+    ("billing.get_invoice", {}, GetInvoiceArgs),
+    ("billing.get_invoice", {"id": 5}, GetInvoiceArgs),
+    ("billing.get_invoice", {"id": "INV-1"}, GetInvoiceArgs),
+    ("billing.get_invoice", {"id": None}, GetInvoiceArgs),
+    ("billing.pay_invoice", {"payment": {"id": "inv_001", "currency": "GBP", "lines": [{"sku": "a", "amount": 1},
+                                                                                      {"amount": -2}]}},
+     PayInvoiceArgs),
+    ("billing.pay_invoice", {"payment": {"id": "x"}, "note": 3}, PayInvoiceArgs),
+    ("billing.pay_invoice", {"payment": "not an object"}, PayInvoiceArgs),
+    ("billing.list_invoices", {"limit": 0, "status": "draft"}, ListInvoicesArgs),
+    ("billing.list_invoices", {"limit": 1.5}, ListInvoicesArgs),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_validation_errors_are_the_modules(mode: Mode) -> None:
+    failures = []
+    async with connect(build(), mode) as client:
+        for tool, args, model in VALIDATION:
+            result = await client.call_tool(tool, args)
+            want = expected_validation(tool, model, args)
+            if (texts(result), result.is_error) != (want, True):
+                failures.append(f"{tool} {args}:\n{texts(result)}\nwant\n{want}")
+    assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.anyio
+async def test_validation_texts_written_out() -> None:
+    async with connect(build()) as client:
+        pattern = await client.call_tool("billing.get_invoice", {"id": "INV-1"})
+        nested = await client.call_tool(
+            "billing.pay_invoice",
+            {"payment": {"id": "inv_001", "currency": "EUR", "lines": [{"sku": "a", "amount": -2}]}},
+        )
+    assert pattern.is_error is True
+    assert texts(pattern) == [
+        '<validation_error action="billing.get_invoice">\n'
+        "<field name=\"id\">String should match pattern '^inv_[0-9]{3}$' You sent: 'INV-1'. "
+        "Value does not match the required pattern.</field>\n"
+        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
+        "</validation_error>"
+    ]
+    assert nested.is_error is True
+    assert texts(nested) == [
+        '<validation_error action="billing.pay_invoice">\n'
+        '<field name="payment.lines.0.amount">Input should be greater than 0 You sent: -2. Must be > 0.</field>\n'
+        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
+        "</validation_error>"
+    ]
+    envelope = toolerr.parse(nested)
+    assert isinstance(envelope, toolerr.ValidationErrorEnvelope)
+    assert (envelope.action, [f.name for f in envelope.fields]) == ("billing.pay_invoice", ["payment.lines.0.amount"])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_failures_become_envelopes(mode: Mode) -> None:
+    cases: list[tuple[str, dict[str, Any], list[str], bool]] = [
+        ("billing.get_invoice", {"id": "inv_001"}, ['{"id":"inv_001","status":"open"}'], False),
+        ("billing.get_invoice", {"id": "inv_404"}, [NOT_FOUND], True),
+        ("billing.void_invoice", {"id": "inv_001"}, [FORBIDDEN], True),
+        ("billing.list_invoices", {"page_size": 2}, [DEPRECATED], False),
+        ("billing.list_invoices", {"limit": 2}, ["[]"], False),
+        ("billing.export_invoices", {}, [internal("billing.export_invoices", "exporter backend unavailable")], True),
+        ("billing.lock_invoice", {"id": "inv_001"}, [internal("billing.lock_invoice", "Invoice inv_001 is locked")],
+         True),
+        ("billing.explode", {}, [internal("billing.explode", "ValueError")], True),
+    ]
+    failures = []
+    async with connect(build(), mode) as client:
+        for tool, args, want, is_error in cases:
+            result = await client.call_tool(tool, args)
+            if (texts(result), result.is_error) != (want, is_error):
+                failures.append(f"{tool} {args}: {result.is_error} {texts(result)}\nwant {is_error} {want}")
+        crash = await client.call_tool("billing.parse_amount", {"text": "twelve"})
+    assert not failures, "\n\n".join(failures)
+    # The pydantic error raised inside the tool is INTERNAL_ERROR, with its message.
+    assert crash.is_error is True
+    [text] = texts(crash)
+    assert text.startswith('<tool_error code="INTERNAL_ERROR" severity="error">\n<message>[billing.parse_amount] ')
+    assert "valid number" in text and "<validation_error" not in text
+
+
+@pytest.mark.anyio
+async def test_errors_match_the_bindings_renderers() -> None:
+    async with connect(build()) as client:
+        raised = await client.call_tool("billing.export_invoices", {})
+        found = await client.call_tool("billing.get_invoice", {"id": "inv_404"})
+    assert texts(raised) == texts(
+        toolerr.internal_error("exporter backend unavailable", tool="billing.export_invoices")
+    )
+    assert texts(found) == texts(
+        toolerr.tool_error(
+            "NOT_FOUND",
+            "No invoice with that ID",
+            suggestion="List invoices first, then retry with a real ID",
+            available_actions=["billing.list_invoices"],
+            details={"requestedId": "inv_404"},
+        )
+    )
+
+
+@pytest.mark.anyio
+async def test_unknown_tool_and_mcp_error_stay_the_sdks() -> None:
+    answers = []
+    for healed in (True, False):
+        async with connect(build(healed)) as client:
+            unknown = await client.call_tool("billing.refund_invoice", {})
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("billing.sync", {})
+            answers.append((unknown.is_error, texts(unknown), raised.value.code, raised.value.message,
+                            raised.value.data))
+    assert answers[0] == answers[1]
+    assert answers[0] == (True, ["Unknown tool: billing.refund_invoice"], -32042, "sync needs the admin scope",
+                          {"scope": "admin"})
+
+
+@pytest.mark.anyio
+async def test_unhealed_server_shows_what_heal_changes() -> None:
+    async with connect(build(healed=False)) as client:
+        invalid = await client.call_tool("billing.get_invoice", {"id": "INV-1"})
+        crash = await client.call_tool("billing.export_invoices", {})
+    assert texts(invalid)[0].startswith("Error executing tool billing.get_invoice: 1 validation error")
+    assert texts(crash) == ["Error executing tool billing.export_invoices"]
+
+
+@pytest.mark.anyio
+async def test_direct_call_tool_is_healed_and_heal_is_idempotent() -> None:
+    server = build()
+    assert toolerr.heal(server) is server  # a second heal changes nothing
+    result = await server.call_tool("billing.void_invoice", {"id": "inv_001"})
+    assert isinstance(result, CallToolResult) and texts(result) == [FORBIDDEN]
+    invalid = await server.call_tool("billing.get_invoice", {})
+    assert isinstance(invalid, CallToolResult)
+    assert texts(invalid) == expected_validation("billing.get_invoice", GetInvoiceArgs, {})
+    with pytest.raises(ToolError, match="Unknown tool: billing.nope"):
+        await server.call_tool("billing.nope", {})
+
+
+@pytest.mark.anyio
+async def test_what_the_module_refuses_is_left_to_the_sdk() -> None:
+    """Arguments beyond the module's request limit: the validation error
+    cannot be rendered, so the SDK's own answer stands (never a half-made
+    envelope)."""
+    limit = toolerr.describe()["limits"]["maxRequestBytes"]
+    server = build()
+    with pytest.raises(ToolError) as raised:
+        await server.call_tool("billing.get_invoice", {"id": "x" * limit})
+    assert isinstance(raised.value.__cause__, pydantic.ValidationError)
+    async with connect(server) as client:
+        result = await client.call_tool("billing.get_invoice", {"id": "x" * limit})
+    assert result.is_error is True
+    assert texts(result)[0].startswith("Error executing tool billing.get_invoice: 1 validation error")
+
+
+@pytest.mark.anyio
+async def test_heal_uses_the_module_given() -> None:
+    module = toolerr.Toolerr(max_instances=1)
+    try:
+        server = toolerr.heal(build(healed=False), module=module)
+        async with connect(server) as client:
+            result = await client.call_tool("billing.void_invoice", {"id": "inv_001"})
+        assert texts(result) == [FORBIDDEN]
+        assert module.live_instances == 1  # the call went through this module
+    finally:
+        module.close()
+
+
+def test_heal_refuses_what_is_not_an_mcpserver() -> None:
+    for thing in (Server("billing"), object(), "billing"):
+        with pytest.raises(TypeError, match=r"toolerr\.heal takes an mcp\.server\.mcpserver\.MCPServer"):
+            toolerr.heal(thing)  # type: ignore[type-var]
+
+
+# --- supported SDK versions ---------------------------------------------------------
+
+
+def test_supported_mcp_is_the_extra_in_pyproject() -> None:
+    extras = PYPROJECT.read_text(encoding="utf-8").split("[project.optional-dependencies]")[1]
+    assert re.findall(r"^mcp = \[(.*)\]$", extras, re.M) == [json.dumps(toolerr.SUPPORTED_MCP)]
+    # And what the installed package declares (venv.sh installs it from there).
+    from packaging.requirements import Requirement
+
+    declared = [Requirement(r) for r in metadata.requires("toolerr") or []]
+    [extra] = [r for r in declared if r.name == "mcp"]
+    assert (str(extra.specifier), str(extra.marker)) == (str(Requirement(toolerr.SUPPORTED_MCP).specifier),
+                                                         'extra == "mcp"')
+    assert toolerr._sdk.supports_mcp(metadata.version("mcp"))  # the venv's own, pinned in requirements-dev.txt
+
+
+def test_supports_mcp_agrees_with_pep440() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    spec = SpecifierSet(toolerr.SUPPORTED_MCP.removeprefix("mcp"))
+    versions = ["0.9", "1.0.0", "1.26.0", "2", "2.2.9", "2.3rc1", "2.3.0.dev4", "2.3", "2.3.0", "2.3.0.post1",
+                "2.3.1", "2.4.0rc2", "2.10.0", "2.99.99+local", "3", "3.0.0rc1", "3.0.0", "3.1", "10.0"]
+    for version in versions:
+        assert toolerr._sdk.supports_mcp(version) == spec.contains(version, prereleases=True), version
+    assert not toolerr._sdk.supports_mcp("not a version")
+
+
+@pytest.mark.parametrize("installed", ["1.26.0", "3.0.0", "2.2.0"])
+def test_unsupported_mcp_is_refused(monkeypatch: pytest.MonkeyPatch, installed: str) -> None:
+    monkeypatch.setattr(metadata, "version", lambda name: installed)
+    server = build(healed=False)
+    for call in (lambda: toolerr.heal(server), lambda: toolerr.guard("billing.get_invoice")):
+        with pytest.raises(toolerr.MCPVersionError) as raised:
+            call()
+        err = raised.value
+        assert isinstance(err, toolerr.ToolerrError) and isinstance(err, ImportError)
+        assert (err.code, err.installed, err.supported, err.name) == ("UNSUPPORTED_MCP", installed, "mcp>=2.3,<3", "mcp")
+        assert f"supports mcp>=2.3,<3, but the installed mcp is {installed}" in str(err)
+    assert ("FastMCP" in str(raised.value)) == installed.startswith("1.")
+
+
+def test_missing_mcp(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> str:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    with pytest.raises(toolerr.MCPVersionError) as raised:
+        toolerr.heal(object())  # type: ignore[type-var]
+    assert raised.value.installed is None
+    assert "toolerr.heal needs the MCP Python SDK (mcp>=2.3,<3), which is not installed" in str(raised.value)
+    # guard works without the SDK: it only returns results.
+    @toolerr.guard("billing.export_invoices")
+    def export() -> CallToolResult:
+        raise RuntimeError("exporter backend unavailable")
+
+    assert texts(export()) == [internal("billing.export_invoices", "exporter backend unavailable")]
+
+
+FAKE_MCP_1 = textwrap.dedent(
+    """
+    import json, sys
+    import importlib.metadata
+    import mcp
+    assert mcp.__file__.startswith(sys.argv[1]), mcp.__file__
+    assert importlib.metadata.version("mcp") == "1.26.0"
+    from mcp.server.fastmcp import FastMCP
+    import toolerr
+
+    out = {}
+    server = FastMCP("billing")
+    for name, call in [("heal", lambda: toolerr.heal(server)), ("guard", lambda: toolerr.guard("billing.get_invoice"))]:
+        try:
+            call()
+            out[name] = None
+        except toolerr.ToolerrError as err:
+            out[name] = [type(err).__name__, err.code, err.installed, err.supported,
+                         isinstance(err, ImportError), str(err)]
+    # Rendering itself does not depend on the SDK.
+    out["render"] = toolerr.tool_error("NOT_FOUND", "gone").is_error
+    print(json.dumps(out))
+    """
+)
+
+
+def test_mcp_1_is_refused_loudly(tmp_path: Path) -> None:
+    """A fake mcp 1.26.0 ahead of the real one on sys.path: importlib.metadata
+    reports 1.26.0, and heal() and guard() refuse it, naming both versions."""
+    info = tmp_path / "mcp-1.26.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mcp\nVersion: 1.26.0\n", encoding="utf-8")
+    package = tmp_path / "mcp" / "server" / "fastmcp"
+    package.mkdir(parents=True)
+    (tmp_path / "mcp" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "mcp" / "server" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text(
+        "class FastMCP:\n    def __init__(self, name):\n        self.name = name\n", encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"}
+    run = subprocess.run([sys.executable, "-c", FAKE_MCP_1, str(tmp_path)], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["render"] is True
+    for name in ("heal", "guard"):
+        kind, code, installed, supported, is_import_error, text = out[name]
+        assert (kind, code, installed, supported, is_import_error) == (
+            "MCPVersionError", "UNSUPPORTED_MCP", "1.26.0", "mcp>=2.3,<3", True)
+        assert text == (
+            f"UNSUPPORTED_MCP: toolerr.{name} supports mcp>=2.3,<3, but the installed mcp is 1.26.0; "
+            "install a supported one with: pip install 'toolerr[mcp]' (mcp 1.x, FastMCP, would send "
+            "toolerr's results to the model as JSON text with isError false)"
+        )
+
+
+def fake_wheel(directory: Path, name: str, version: str) -> None:
+    with zipfile.ZipFile(directory / f"{name}-{version}-py3-none-any.whl", "w") as wheel:
+        info = f"{name}-{version}.dist-info"
+        wheel.writestr(f"{name}/__init__.py", "")
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+def pip_dry_run(links: Path, *requirements: str) -> subprocess.CompletedProcess[str]:
+    """pip's resolver alone, offline: the installed distributions (toolerr's
+    metadata among them) and the wheels in ``links``; nothing is installed."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--find-links", str(links),
+         *requirements],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+
+
+def test_pip_refuses_toolerr_mcp_with_mcp_1(tmp_path: Path) -> None:
+    fake_wheel(tmp_path, "mcp", "1.26.0")
+    alone = pip_dry_run(tmp_path, "mcp<2")  # the fake 1.x is there to be had
+    assert alone.returncode == 0 and "Would install mcp-1.26.0" in alone.stdout, alone.stdout + alone.stderr
+    refused = pip_dry_run(tmp_path, "toolerr[mcp]", "mcp<2")
+    assert refused.returncode != 0, refused.stdout
+    assert "ResolutionImpossible" in refused.stderr
+    assert "toolerr[mcp] 0.1.0 depends on mcp<3 and >=2.3" in refused.stdout + refused.stderr
+    accepted = pip_dry_run(tmp_path, "toolerr[mcp]", "mcp>=2")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr

@@ -1,0 +1,163 @@
+"""The quickstart server (examples/python/quickstart.py: the SDK's MCPServer,
+type hints, and toolerr.heal) as a real subprocess over stdio, driven by the
+SDK's own ClientSession.
+
+A validation error must be exactly what the binding's ``format_validation``
+renders for the errors pydantic reports on the same arguments against the
+tool's parameter, with those arguments; the other answers are written out.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import pydantic
+import pytest
+import toolerr
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+ROOT = Path(__file__).resolve().parents[3]
+SERVER = ROOT / "examples" / "python" / "quickstart.py"
+#: The calls every language's quickstart answers alike.
+SHARED = ROOT / "examples" / "quickstart.json"
+
+
+class GetInvoiceArgs(BaseModel):
+    """billing.get_invoice's parameter, as the quickstart declares it."""
+
+    id: Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
+
+
+NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
+<message>No invoice with that ID</message>
+<recovery>List invoices first, then retry with a real ID</recovery>
+<available_actions>
+  <action>billing.list_invoices</action>
+</available_actions>
+<details>
+  <detail key="requestedId">inv_404</detail>
+</details>
+</tool_error>"""
+
+INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
+<message>[billing.export_invoices] exporter backend unavailable</message>
+<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
+</tool_error>"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def quickstart() -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+def texts(result: CallToolResult) -> list[str]:
+    out = []
+    for block in result.content:
+        assert isinstance(block, TextContent), block
+        out.append(block.text)
+    return out
+
+
+def expected_validation(args: dict[str, Any]) -> list[str]:
+    try:
+        GetInvoiceArgs.model_validate(args)
+    except pydantic.ValidationError as exc:
+        return texts(toolerr.format_validation("billing.get_invoice", exc, args, dialect="pydantic"))
+    raise AssertionError(f"valid: {args}")
+
+
+@pytest.mark.anyio
+async def test_quickstart_over_stdio() -> None:
+    failures: list[str] = []
+    async with quickstart() as session:
+        listed = await session.list_tools()
+        assert sorted(t.name for t in listed.tools) == ["billing.export_invoices", "billing.get_invoice"]
+
+        for args in ({}, {"id": 5}, {"id": "INV-1"}):
+            result = await session.call_tool("billing.get_invoice", args)
+            got = texts(result)
+            want = expected_validation(args)
+            if (got, result.is_error) != (want, True):
+                failures.append(f"{args}: {result.is_error} {got}\nwant {want}")
+            if len(got) != 1 or not got[0].startswith('<validation_error action="billing.get_invoice">\n<field name="id">'):
+                failures.append(f"{args}: not one validation error on id: {got}")
+
+        missing = await session.call_tool("billing.get_invoice", {"id": "inv_404"})
+        assert (missing.is_error, texts(missing)) == (True, [NOT_FOUND])
+        assert texts(missing)[0].startswith('<tool_error code="NOT_FOUND"')
+
+        found = await session.call_tool("billing.get_invoice", {"id": "inv_001"})
+        assert (found.is_error, texts(found)) == (
+            False, ['{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}'])
+        paid = await session.call_tool("billing.get_invoice", {"id": "inv_002"})
+        assert texts(paid) == ['{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}']
+
+        crashed = await session.call_tool("billing.export_invoices", {})
+        assert (crashed.is_error, texts(crashed)) == (True, [INTERNAL])
+        assert texts(crashed)[0].startswith('<tool_error code="INTERNAL_ERROR"')
+    assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.anyio
+async def test_quickstart_errors_read_back() -> None:
+    """A client reads the envelopes back: toolerr.call_tool raises ClientError."""
+    async with quickstart() as session:
+        with pytest.raises(toolerr.ClientError) as invalid:
+            await toolerr.call_tool(session, "billing.get_invoice", {"id": "INV-1"})
+        assert (invalid.value.code, [f.name for f in invalid.value.fields]) == ("VALIDATION_ERROR", ["id"])
+        with pytest.raises(toolerr.ClientError) as missing:
+            await toolerr.call_tool(session, "billing.get_invoice", {"id": "inv_999"})
+        assert (missing.value.code, missing.value.details) == ("NOT_FOUND", {"requestedId": "inv_999"})
+        assert missing.value.available_actions == ["billing.list_invoices"]
+
+
+@pytest.mark.anyio
+async def test_quickstart_answers_the_shared_calls() -> None:
+    """examples/quickstart.json: one text block starting with startsWith, or
+    whose JSON equals json; isError as given."""
+    if not SHARED.exists():
+        pytest.skip("examples/quickstart.json is absent")
+    calls = json.loads(SHARED.read_text(encoding="utf-8"))["calls"]
+    assert calls
+    failures = []
+    async with quickstart() as session:
+        for call in calls:
+            result = await session.call_tool(call["tool"], call["arguments"])
+            got = texts(result)
+            ok = len(got) == 1 and result.is_error is call["isError"]
+            if ok and "startsWith" in call:
+                ok = got[0].startswith(call["startsWith"])
+            if ok and "json" in call:
+                ok = json.loads(got[0]) == call["json"]
+            if not ok:
+                failures.append(f"{call}: {result.is_error} {got}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_quickstart_is_written_the_sdks_way() -> None:
+    """No XML, no hand-written validation, no low-level handler: the SDK's
+    MCPServer with type hints, and the one line."""
+    source = SERVER.read_text(encoding="utf-8").split('"""', 2)[2]  # the code, after the docstring
+    assert 'server = MCPServer("billing")' in source
+    assert '@server.tool(name="billing.get_invoice")' in source
+    assert 'id: Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]' in source
+    assert source.count("toolerr.heal(server)") == 1
+    assert "server.run()" in source
+    for absent in ("<tool_error", "<validation_error", "lowlevel", "validate(", "format_validation", "re.match"):
+        assert absent not in source, absent

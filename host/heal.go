@@ -1,0 +1,207 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// Heal makes every tool of s answer failures with the contract's envelopes,
+// whether it was added with the typed mcp.AddTool or with Server.AddTool:
+//
+//   - the arguments of a tools/call are checked against the tool's
+//     inputSchema inside the module (the validate export) before the SDK or
+//     the handler sees them; invalid arguments get the <validation_error>
+//     and the handler is not called;
+//   - a handler that returns or panics with a *ErrorBuilder delivers its
+//     envelope intact (warnings with IsError false);
+//   - any other returned error or panic becomes INTERNAL_ERROR naming the
+//     tool, with the error's message and no stack trace;
+//   - results the handler built itself, and the SDK's answer to an unknown
+//     tool, pass through unchanged.
+//
+// Call it once, before serving; it adds a receiving middleware to s.
+//
+// # Notes
+//   - The schema is the one tools/list advertises, read through the
+//     server's own tools/list handler, so a tool replaced later is checked
+//     against its new schema.
+//   - If the module cannot check the arguments (a schema it cannot compile,
+//     say), the call goes on to the SDK's own validation unchanged.
+func (h *Host) Heal(s *mcp.Server) { h.HealWith(s, HealOptions{}) }
+
+// HealOptions adds to what Heal does.
+type HealOptions struct {
+	// Contract, when set, returns what changed in a tool's contract since
+	// the client last calibrated (the deltas of ContractDiff against a
+	// lockfile); a validation error of that tool then carries the
+	// <contract_awareness> block. nil means none.
+	Contract func(tool string) *abi.Contract
+}
+
+// HealWith is Heal with options.
+func (h *Host) HealWith(s *mcp.Server, opts HealOptions) {
+	hs := &healer{host: h, opts: opts, schemas: map[*mcp.Tool]json.RawMessage{}}
+	s.AddReceivingMiddleware(hs.middleware)
+}
+
+// healer is the state of one healed server: the tools' schemas as JSON,
+// by tool, so that each call need not marshal its schema again.
+type healer struct {
+	host    *Host
+	opts    HealOptions
+	mu      sync.Mutex
+	schemas map[*mcp.Tool]json.RawMessage
+}
+
+// maxCachedSchemas bounds the schema cache of a server whose tools are
+// replaced again and again.
+const maxCachedSchemas = 1024
+
+func (hs *healer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		return hs.callTool(ctx, next, method, call)
+	}
+}
+
+// callTool runs one tools/call with the arguments checked first and the
+// handler's failures rendered.
+func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest) (res mcp.Result, err error) {
+	name := call.Params.Name
+	if invalid := hs.checkArguments(ctx, next, call); invalid != nil {
+		return invalid, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			perr, ok := p.(error)
+			if !ok {
+				perr = fmt.Errorf("%v", p)
+			}
+			res, err = hs.host.errorResult(ctx, name, perr)
+		}
+	}()
+	res, err = next(ctx, method, call)
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) {
+			return res, err // a protocol answer, such as an unknown tool
+		}
+		return hs.host.errorResult(ctx, name, err)
+	}
+	result, ok := res.(*mcp.CallToolResult)
+	if !ok || result == nil || result.GetError() == nil {
+		return res, nil
+	}
+	failure := result.GetError()
+	if sdkRefusedArguments(failure) {
+		return hs.refusedArguments(ctx, name, call.Params.Arguments, failure)
+	}
+	return hs.host.errorResult(ctx, name, failure)
+}
+
+// checkArguments returns the <validation_error> result for arguments that
+// fail the tool's inputSchema, and nil when they pass or cannot be checked.
+func (hs *healer) checkArguments(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) *mcp.CallToolResult {
+	schema := hs.inputSchema(ctx, next, call)
+	if schema == nil {
+		return nil
+	}
+	req := abi.ValidateRequest{Action: call.Params.Name, Schema: schema, Args: call.Params.Arguments}
+	if hs.opts.Contract != nil {
+		req.Contract = hs.opts.Contract(call.Params.Name)
+	}
+	invalid, err := hs.host.Validate(ctx, req)
+	if err != nil || invalid == nil {
+		return nil
+	}
+	return ToMCP(invalid)
+}
+
+// inputSchema finds the named tool through the server's tools/list handler
+// and returns its inputSchema as JSON; nil for an unknown tool.
+func (hs *healer) inputSchema(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) json.RawMessage {
+	params := &mcp.ListToolsParams{}
+	for {
+		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: call.Session, Params: params, Extra: call.Extra})
+		list, ok := res.(*mcp.ListToolsResult)
+		if err != nil || !ok || list == nil {
+			return nil
+		}
+		for _, tool := range list.Tools {
+			if tool != nil && tool.Name == call.Params.Name {
+				return hs.schemaJSON(tool)
+			}
+		}
+		if list.NextCursor == "" {
+			return nil
+		}
+		params = &mcp.ListToolsParams{Cursor: list.NextCursor}
+	}
+}
+
+func (hs *healer) schemaJSON(tool *mcp.Tool) json.RawMessage {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if schema, ok := hs.schemas[tool]; ok {
+		return schema
+	}
+	schema, err := json.Marshal(tool.InputSchema)
+	if err != nil || tool.InputSchema == nil {
+		return nil
+	}
+	if len(hs.schemas) >= maxCachedSchemas {
+		clear(hs.schemas)
+	}
+	hs.schemas[tool] = schema
+	return schema
+}
+
+// sdkRefusedArguments reports whether the typed handler's error is the
+// SDK's own refusal of the arguments (its schema check or unmarshalling),
+// which the module's check let through.
+func sdkRefusedArguments(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	return strings.HasPrefix(err.Error(), `validating "arguments"`) || errors.As(err, &typeErr) || errors.As(err, &syntaxErr)
+}
+
+// refusedArguments renders the SDK's refusal as a <validation_error> on the
+// arguments as a whole: the model is told to fix them, not that the server
+// failed.
+func (hs *healer) refusedArguments(ctx context.Context, tool string, args json.RawMessage, refusal error) (*mcp.CallToolResult, error) {
+	issues, err := json.Marshal([]map[string]any{{"code": "custom", "path": []any{}, "message": refusal.Error()}})
+	if err != nil {
+		return nil, err
+	}
+	r, err := hs.host.FormatValidation(ctx, abi.FormatValidationRequest{Action: tool, Issues: issues, Args: args})
+	if err != nil {
+		return hs.host.errorResult(ctx, tool, refusal)
+	}
+	return ToMCP(r), nil
+}
+
+// MCP converts what a renderer returns into the MCP Go SDK's result, so that
+// a handler can return it as it is:
+//
+//	return host.MCP(host.NewError("NOT_FOUND", "No invoice with that ID").Render(ctx, h))
+//	if res, err := host.MCP(h.Validate(ctx, req)); res != nil || err != nil { return res, err }
+//
+// A nil result (Validate's answer for valid arguments) stays nil.
+func MCP(r *abi.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return ToMCP(r), nil
+}
