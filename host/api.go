@@ -15,8 +15,8 @@ func (h *Host) ToolError(ctx context.Context, req abi.ToolErrorRequest) (*abi.Ca
 	return h.result(ctx, "tool_error", req)
 }
 
-// SimpleError renders the reference's error(): a message and, when code is
-// not nil, a code attribute.
+// SimpleError renders the reference's error() (docs/CONTRACT.md,
+// "Envelopes"): a message and, when code is not nil, a code attribute.
 func (h *Host) SimpleError(ctx context.Context, message string, code *string) (*abi.CallToolResult, error) {
 	return h.result(ctx, "simple_error", abi.SimpleErrorRequest{Message: message, Code: code})
 }
@@ -67,23 +67,61 @@ func (h *Host) Validate(ctx context.Context, req abi.ValidateRequest) (*abi.Call
 }
 
 // ContractLock returns the lockfile of tools: a JSON array of MCP Tool
-// objects, a tools/list result, or a lockfile.
+// objects, a tools/list result, or a lockfile. tools must be exactly one
+// JSON value; anything else is INVALID_REQUEST.
 func (h *Host) ContractLock(ctx context.Context, tools json.RawMessage) (json.RawMessage, error) {
-	return h.Call(ctx, "contract_lock", append(append([]byte(`{"tools":`), tools...), '}'))
+	if err := oneJSONValue("contract_lock", "tools", tools); err != nil {
+		return nil, err
+	}
+	req, err := json.Marshal(struct {
+		Tools json.RawMessage `json:"tools"`
+	}{tools})
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "contract_lock: %v", err)
+	}
+	return h.Call(ctx, "contract_lock", req)
 }
 
 // ContractDiff compares two contracts (each a lockfile, a tools array or a
-// tools/list result).
+// tools/list result, and each exactly one JSON value).
 func (h *Host) ContractDiff(ctx context.Context, before, after json.RawMessage) (*abi.ContractDiff, error) {
-	var d abi.ContractDiff
-	req := struct {
-		Before json.RawMessage `json:"before"`
-		After  json.RawMessage `json:"after"`
-	}{before, after}
-	if err := h.callJSON(ctx, "contract_diff", req, &d); err != nil {
+	out, err := h.ContractDiffJSON(ctx, before, after)
+	if err != nil {
 		return nil, err
 	}
+	var d abi.ContractDiff
+	if err := json.Unmarshal(out, &d); err != nil {
+		return nil, abi.Errorf(abi.CodeInternal, "contract_diff: undecodable response: %v", err)
+	}
 	return &d, nil
+}
+
+// ContractDiffJSON is ContractDiff with the response as the module wrote it.
+func (h *Host) ContractDiffJSON(ctx context.Context, before, after json.RawMessage) (json.RawMessage, error) {
+	if err := oneJSONValue("contract_diff", "before", before); err != nil {
+		return nil, err
+	}
+	if err := oneJSONValue("contract_diff", "after", after); err != nil {
+		return nil, err
+	}
+	req, err := json.Marshal(struct {
+		Before json.RawMessage `json:"before"`
+		After  json.RawMessage `json:"after"`
+	}{before, after})
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "contract_diff: %v", err)
+	}
+	return h.Call(ctx, "contract_diff", req)
+}
+
+// oneJSONValue refuses a field that is not exactly one JSON value: text
+// spliced into a request could otherwise add or override members (a file
+// holding `[], "before": []` would replace the other side of a diff).
+func oneJSONValue(export, field string, v json.RawMessage) error {
+	if !json.Valid(v) {
+		return abi.Errorf(abi.CodeInvalidRequest, "%s: %q is not one JSON value", export, field)
+	}
+	return nil
 }
 
 // Escape escapes text for an XML element body ("content") or a

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -177,5 +178,20 @@ func TestParse_RoundTripThroughTypedAPI(t *testing.T) {
 		env.Recovery == nil || *env.Recovery != req.Suggestion || strings.Join(env.AvailableActions, "|") != "billing.get_invoice|a <b> & c" ||
 		len(env.Details) != 2 || env.Details[0].Key != "z" || env.Details[1].Key != "a" || env.RetryAfter == nil || *env.RetryAfter != 0.25 {
 		t.Errorf("round trip gave %+v", env)
+	}
+}
+
+func TestContract_RequestsReadOneJSONValue(t *testing.T) {
+	h := native(t)
+	ctx := context.Background()
+	var abiErr *abi.Error
+	if _, err := h.ContractLock(ctx, json.RawMessage(`[], "tools": [{"name":"x"}]`)); !errors.As(err, &abiErr) || abiErr.Code != abi.CodeInvalidRequest {
+		t.Errorf("ContractLock with two values: %v", err)
+	}
+	if _, err := h.ContractDiff(ctx, json.RawMessage(`[]`), json.RawMessage(`[], "before": [{"name":"x"}]`)); !errors.As(err, &abiErr) || abiErr.Code != abi.CodeInvalidRequest {
+		t.Errorf("ContractDiff with a spliced side: %v", err)
+	}
+	if d, err := h.ContractDiff(ctx, json.RawMessage(`[]`), json.RawMessage(` [] `)); err != nil || !d.BackwardsCompatible {
+		t.Errorf("ContractDiff of two empty contracts: %v, %v", d, err)
 	}
 }

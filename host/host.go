@@ -228,7 +228,7 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ended(ctx); err != nil {
 		h.release(inst)
 		return nil, hostFailure(ctx, export, err)
 	}
@@ -237,17 +237,21 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 		out, err = inst.call(ctx, export, request)
 	} else if len(request) <= InlineRequestBytes {
 		out, err = inst.call(context.WithoutCancel(ctx), export, request)
-		if ctx.Err() != nil {
+		if end := ended(ctx); end != nil {
 			// The context ended while the call ran: the answer comes too
 			// late to give, and the instance goes like an abandoned one.
 			h.discard(ctx, inst)
-			return nil, hostFailure(ctx, export, ctx.Err())
+			return nil, hostFailure(ctx, export, end)
 		}
 	} else {
 		var abandoned bool
 		out, err, abandoned = h.callWatched(ctx, inst, export, request)
 		if abandoned {
 			return nil, hostFailure(ctx, export, ctx.Err())
+		}
+		if end := ended(ctx); end != nil {
+			h.discard(ctx, inst) // answered after its deadline, before the timer fired
+			return nil, hostFailure(ctx, export, end)
 		}
 	}
 	var abiErr *abi.Error
@@ -300,16 +304,34 @@ func (h *Host) callWatched(ctx context.Context, inst instance, export string, re
 	}
 }
 
+// ended is why ctx has ended, or nil. A deadline counts as passed from its
+// instant on, even before the context's timer has fired: on a busy machine
+// that timer runs late, and a call that overran its deadline would
+// otherwise be answered as if it had not.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // hostFailure types an engine failure by its cause.
 func hostFailure(ctx context.Context, export string, err error) error {
 	var abiErr *abi.Error
 	if errors.As(err, &abiErr) && abiErr.Code != "" {
 		return abiErr
 	}
-	switch ctx.Err() {
-	case context.DeadlineExceeded:
+	end := ended(ctx)
+	if end == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		end = err
+	}
+	switch {
+	case errors.Is(end, context.DeadlineExceeded):
 		return &abi.Error{Code: abi.CodeTimeout, Message: export + ": the call ran out of time", Cause: context.DeadlineExceeded}
-	case context.Canceled:
+	case errors.Is(end, context.Canceled):
 		return &abi.Error{Code: abi.CodeCancelled, Message: export + ": the call was cancelled", Cause: context.Canceled}
 	}
 	return &abi.Error{Code: abi.CodeTrap, Message: export + ": the module trapped: " + err.Error(), Cause: err}

@@ -19,22 +19,40 @@ type batchLine struct {
 	Input json.RawMessage `json:"input"`
 }
 
+// maxBatchLine is the longest line batch reads whole: a request at the
+// module's limit, written as a JSON string (every byte escaped at worst
+// doubles), plus room for the op. A longer line is answered
+// REQUEST_TOO_LARGE without being kept in memory.
+const maxBatchLine = 2*abi.MaxRequestBytes + 1<<20
+
 // batch answers each JSON line of in with one line on out: the response
-// object, or {"error":{"code","message"}}. A bad line gets an error line;
-// the batch goes on.
+// object, or {"error":{"code","message"}}. A bad line gets an error line
+// whose message names the line number, and the batch goes on.
 func batch(ctx context.Context, h *host.Host, in io.Reader, out io.Writer) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 1<<20), 2*abi.MaxRequestBytes+1<<20)
+	r := bufio.NewReaderSize(in, 1<<16)
 	w := bufio.NewWriter(out)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+	for n := 1; ; n++ {
+		line, tooLong, err := readLine(r, maxBatchLine)
+		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 && !tooLong {
 			continue
 		}
-		resp, err := batchOne(ctx, h, line)
-		if err != nil {
+		var resp []byte
+		var failure error
+		if tooLong {
+			failure = abi.Errorf(abi.CodeRequestTooLarge, "batch: line %d is longer than %d bytes", n, maxBatchLine)
+		} else {
+			resp, failure = batchOne(ctx, h, line, n)
+		}
+		if failure != nil {
 			w.WriteString(`{"error":`)
-			w.Write(errorJSON(err))
+			w.Write(errorJSON(failure))
 			w.WriteString("}\n")
 		} else {
 			w.Write(resp)
@@ -44,16 +62,39 @@ func batch(ctx context.Context, h *host.Host, in io.Reader, out io.Writer) error
 			return err
 		}
 	}
-	return sc.Err()
 }
 
-func batchOne(ctx context.Context, h *host.Host, line []byte) ([]byte, error) {
+// readLine reads one line without its newline. A line longer than max is
+// read to its end and dropped: tooLong is true and line empty.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 { // +1: the newline
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil && (len(line) > 0 || tooLong):
+			return line, tooLong, nil // the last line, with no newline
+		case err != nil:
+			return nil, false, err
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, nil
+	}
+}
+
+func batchOne(ctx context.Context, h *host.Host, line []byte, n int) ([]byte, error) {
 	var req batchLine
 	if err := json.Unmarshal(line, &req); err != nil {
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line is not {\"op\",\"input\"}: %v", err)
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d is not {\"op\",\"input\"}: %v", n, err)
 	}
 	if req.Op == "" {
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: \"op\" is required")
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d: \"op\" is required", n)
 	}
 	input := []byte(req.Input)
 	if len(input) == 0 {
@@ -61,7 +102,7 @@ func batchOne(ctx context.Context, h *host.Host, line []byte) ([]byte, error) {
 	} else if input[0] == '"' {
 		var raw string
 		if err := json.Unmarshal(input, &raw); err != nil {
-			return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: %v", err)
+			return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d: %v", n, err)
 		}
 		input = []byte(raw)
 	}

@@ -22,8 +22,7 @@ func lock(ctx context.Context, h *host.Host, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "toolerr lock: reading stdin:", err)
 		return 1
 	}
-	req := append(append([]byte(`{"tools":`), tools...), '}')
-	out, err := h.Call(ctx, "contract_lock", req)
+	out, err := h.ContractLock(ctx, tools)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s\n", errorJSON(err))
 		return 2
@@ -57,8 +56,7 @@ func diff(ctx context.Context, h *host.Host, oldPath, newPath string, asJSON boo
 		fmt.Fprintln(stderr, "toolerr diff:", err)
 		return 1
 	}
-	req := []byte(`{"before":` + string(before) + `,"after":` + string(after) + `}`)
-	out, err := h.Call(ctx, "contract_diff", req)
+	out, err := h.ContractDiffJSON(ctx, before, after)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s\n", errorJSON(err))
 		return 2

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func TestCLI_BatchAnswersEveryLine(t *testing.T) {
 	want := strings.Join([]string{
 		`{"text":"a&lt;b"}`,
 		`{"error":{"code":"INVALID_REQUEST","message":"tool_error: \"code\" must not be empty"}}`,
-		`{"error":{"code":"INVALID_REQUEST","message":"batch: line is not {\"op\",\"input\"}: invalid character 'o' in literal null (expecting 'u')"}}`,
+		`{"error":{"code":"INVALID_REQUEST","message":"batch: line 3 is not {\"op\",\"input\"}: invalid character 'o' in literal null (expecting 'u')"}}`,
 		`{"error":{"code":"INVALID_REQUEST","message":"tool_error: request is not valid JSON: unexpected end of input in an object at offset 12"}}`,
 		`{"content":[{"type":"text","text":"<tool_error>\n<message>m</message>\n</tool_error>"}],"isError":true}`,
 	}, "\n") + "\n"
@@ -174,5 +175,42 @@ func TestCLI_LockIsStableAcrossKeyOrder(t *testing.T) {
 	code, out, _ := runCLI(t, string(committed), "lock")
 	if code != 0 || out != string(committed) {
 		t.Errorf("relocking the demo lockfile changed it:\n%s", out)
+	}
+}
+
+func TestCLI_BatchAnswersAnOverLongLineAndGoesOn(t *testing.T) {
+	long := `{"op":"escape","input":{"text":"` + strings.Repeat("a", maxBatchLine) + `","context":"content"}}`
+	in := long + "\n" + `{"op":"escape","input":{"text":"a<b","context":"content"}}` + "\n" + long // the last without a newline
+	code, out, errOut := runCLI(t, in, "batch", "--engine", "native")
+	want := fmt.Sprintf(`{"error":{"code":"REQUEST_TOO_LARGE","message":"batch: line 1 is longer than %d bytes"}}`+"\n"+
+		`{"text":"a&lt;b"}`+"\n"+
+		`{"error":{"code":"REQUEST_TOO_LARGE","message":"batch: line 3 is longer than %d bytes"}}`+"\n", maxBatchLine, maxBatchLine)
+	if code != 0 || out != want {
+		t.Errorf("exit %d (%s)\n got %.300s\nwant %s", code, errOut, out, want)
+	}
+}
+
+// A file that is not one JSON value must not splice members into the
+// request: `[], "before": [...]` would otherwise replace the other side
+// of the diff and turn a BREAKING change into "no changes".
+func TestCLI_DiffAndLockReadOneJSONValue(t *testing.T) {
+	dir := t.TempDir()
+	lock := "../../../examples/billing.lock.json"
+	tools := demoTools(t)
+	current, err := os.ReadFile(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spliced := filepath.Join(dir, "spliced.json")
+	if err := os.WriteFile(spliced, []byte(string(current)+`, "before": `+string(current)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", "diff", lock, spliced)
+	if code != 2 || !strings.Contains(errOut, `"code":"INVALID_REQUEST"`) || !strings.Contains(errOut, `\"after\" is not one JSON value`) {
+		t.Errorf("spliced diff: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, `[], "x": 1`, "lock")
+	if code != 2 || !strings.Contains(errOut, `\"tools\" is not one JSON value`) {
+		t.Errorf("spliced lock: exit %d, %s", code, errOut)
 	}
 }
