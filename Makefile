@@ -48,6 +48,8 @@ prepare:
 	bash bindings/python/venv.sh
 	bash examples/rust/build.sh
 	$(GO) build -o bin/billing-go ./examples/go
+	$(GO) build -o bin/quickstart-go ./examples/go/quickstart
+	$(GO) build -o bin/toolerr ./host/cmd/toolerr
 
 test-node: prepare
 	bash bindings/node/test.sh

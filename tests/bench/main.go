@@ -165,7 +165,17 @@ func run(benchtime string, count int, bindings []string) error {
 			}
 		}
 	}
-	md := report(results, colds, parallel)
+	fmt.Fprintln(os.Stderr, "bench: go test ./host/cmd/toolerr -bench Proxy")
+	out, err = exec.Command("go", "test", "./host/cmd/toolerr", "-run", "^$", "-bench", "^BenchmarkProxy$", "-benchtime", benchtime,
+		"-count", strconv.Itoa(max(count, 1))).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go test -bench Proxy: %v\n%s", err, out)
+	}
+	proxy := map[string]float64{}
+	for _, m := range medianSamples(string(out)) {
+		proxy[m.sub] = m.ns
+	}
+	md := report(results, colds, parallel) + proxyReport(proxy)
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -173,6 +183,29 @@ func run(benchtime string, count int, bindings []string) error {
 		return err
 	}
 	return os.WriteFile("docs/bench.svg", []byte(chart(results)), 0o644)
+}
+
+// proxyReport is the table of tools/call round trips with and without
+// `toolerr proxy`, as ratios to the direct call.
+func proxyReport(ns map[string]float64) string {
+	direct := ns["direct"]
+	if direct == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## toolerr proxy: one tools/call round trip\n\n")
+	b.WriteString("The Go SDK's client calls `orders.create` of a small MCP server (`host/cmd/toolerr/testdata/plainserver`) over stdio, directly and through `toolerr proxy`, which checks the arguments in the module first.\n\n")
+	b.WriteString("| path | time | ratio to direct |\n|---|---|---|\n")
+	for _, row := range []struct{ key, label string }{
+		{"direct", "direct"},
+		{"proxied", "through the proxy, valid arguments (checked, then forwarded)"},
+		{"rejected", "through the proxy, invalid arguments (the proxy answers)"},
+	} {
+		if v := ns[row.key]; v > 0 {
+			fmt.Fprintf(&b, "| %s | %s | %.2fx |\n", row.label, duration(v), v/direct)
+		}
+	}
+	return b.String()
 }
 
 // hasCold reports whether colds has a row for engine and mode already.

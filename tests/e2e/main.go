@@ -1,6 +1,7 @@
 // Command e2e drives every example server of examples/servers.json through
 // the same scripted MCP session with the official Go SDK's client, and
-// demands byte-identical answers from all of them.
+// demands byte-identical answers from all of them; then it plays the calls
+// of examples/quickstart.json against every quickstart server listed there.
 //
 //	go run ./tests/e2e [-servers go,node] [-skip-prepare]
 //
@@ -22,6 +23,9 @@ import (
 
 	"github.com/toolerr/toolerr/host"
 )
+
+// proxyBuild builds the CLI that serves the proxied servers.
+const proxyBuild = "go build -o bin/toolerr ./host/cmd/toolerr"
 
 type server struct {
 	Name    string `json:"name"`
@@ -56,7 +60,7 @@ func run() int {
 	only := flag.String("servers", "", "comma-separated server names (default: all)")
 	skipPrepare := flag.Bool("skip-prepare", false, "do not run the prepare commands")
 	flag.Parse()
-	var cfg struct{ Servers []server }
+	var cfg struct{ Servers, Quickstarts []server }
 	raw, err := os.ReadFile("examples/servers.json")
 	if err == nil {
 		err = json.Unmarshal(raw, &cfg)
@@ -64,11 +68,22 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
-	var servers []server
-	for _, s := range cfg.Servers {
-		if *only == "" || strings.Contains(","+*only+",", ","+s.Name+",") {
-			servers = append(servers, s)
+	selected := func(list []server) []server {
+		var out []server
+		for _, s := range list {
+			if *only == "" || strings.Contains(","+*only+",", ","+s.Name+",") {
+				out = append(out, s)
+			}
 		}
+		return out
+	}
+	servers, quickstarts := selected(cfg.Servers), selected(cfg.Quickstarts)
+	// Each server again behind `toolerr proxy`, which must change no byte:
+	// the server's envelopes pass through, and the proxy's own check of the
+	// arguments (with the same lockfile) gives the server's answer.
+	for _, s := range servers { // the range reads the list before the loop appends
+		servers = append(servers, server{Name: s.Name + "+proxy", Prepare: proxyBuild,
+			Start: "bin/toolerr proxy --lock examples/billing.lock.json -- " + s.Start})
 	}
 	if len(servers) == 0 {
 		return fail(fmt.Errorf("no server selected"))
@@ -142,12 +157,17 @@ func run() int {
 			}
 		}
 	}
+	qsPassed, qsFailed, err := playQuickstarts(ctx, h, quickstarts, *skipPrepare)
+	if err != nil {
+		return fail(err)
+	}
+	passed, failed = passed+qsPassed, failed+qsFailed
 	names := make([]string, len(servers))
 	for i, s := range servers {
 		names[i] = s.Name
 	}
 	sort.Strings(names)
-	fmt.Printf("servers: %s; calls per server: %d\n", strings.Join(names, ", "), len(mainSession)+len(freshSession))
+	fmt.Printf("servers: %s; calls per server: %d; quickstarts: %d\n", strings.Join(names, ", "), len(mainSession)+len(freshSession), len(quickstarts))
 	fmt.Printf("e2e: %d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		return 1

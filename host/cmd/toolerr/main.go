@@ -7,6 +7,7 @@
 //	toolerr describe [--engine E]        what the module says of itself
 //	toolerr lock [--engine E]            MCP tools on stdin, their contract lockfile on stdout
 //	toolerr diff OLD NEW [--json]        compare two contracts; exit 1 when a change is BREAKING
+//	toolerr proxy [flags] -- COMMAND...  serve COMMAND's MCP tools with the contract's errors
 //
 // E is wazero (the default), extism or native. An ABI error exits 2 with the
 // error object on stderr; a usage error exits 64.
@@ -33,6 +34,7 @@ const usage = `usage:
   toolerr describe [--engine ...]
   toolerr lock [--engine ...]          < tools.json > toolerr.lock.json
   toolerr diff OLD NEW [--json] [--engine ...]
+  toolerr proxy [--lock FILE] [--call-timeout D] [--restart] [--engine ...] -- COMMAND [ARGS...]
 `
 
 func main() {
@@ -46,6 +48,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 64
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd == "proxy" {
+		return proxyCommand(ctx, rest, stdin, stdout, stderr)
+	}
 	var export string
 	var paths []string
 	switch cmd {

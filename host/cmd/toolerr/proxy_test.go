@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/host"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds this command and testdata/plainserver once per test run.
+func binaries(t testing.TB) (toolerr, plain string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "toolerr-proxy-test"); buildErr != nil {
+			return
+		}
+		for _, b := range [][2]string{{"toolerr", "."}, {"plainserver", "./testdata/plainserver"}} {
+			if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, b[0]), b[1]).CombinedOutput(); err != nil {
+				buildErr = &buildFailure{b[1], string(out)}
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "toolerr"), filepath.Join(binDir, "plainserver")
+}
+
+type buildFailure struct{ pkg, out string }
+
+func (e *buildFailure) Error() string { return "go build " + e.pkg + ": " + e.out }
+
+// proxied starts `toolerr proxy FLAGS -- plainserver` and connects the Go
+// SDK's client to it; the returned command reports the proxy's exit.
+func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	toolerr, plain := binaries(t)
+	args := append([]string{"proxy", "--cache", filepath.Join(binDir, "cache")}, flags...)
+	cmd := exec.Command(toolerr, append(args, "--", plain)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, cmd, &stderr
+}
+
+func direct(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	_, plain := binaries(t)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(plain)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		texts = append(texts, c.(*mcp.TextContent).Text)
+	}
+	return strings.Join(texts, "\n----\n"), res.IsError
+}
+
+func nativeHost(t *testing.T) *host.Host {
+	t.Helper()
+	h, err := host.New(context.Background(), host.Options{Engine: host.Native})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestProxy_PlainServer(t *testing.T) {
+	cs, _, stderr := proxied(t)
+	plain := direct(t)
+	ctx := context.Background()
+	h := nativeHost(t)
+
+	// What passes through: server info, instructions, tools and prompts.
+	got, want := cs.InitializeResult(), plain.InitializeResult()
+	if got.ServerInfo.Name != want.ServerInfo.Name || got.ServerInfo.Version != want.ServerInfo.Version || got.Instructions != want.Instructions {
+		t.Errorf("initialize: got %+v %q, want %+v %q", got.ServerInfo, got.Instructions, want.ServerInfo, want.Instructions)
+	}
+	listed := func(cs *mcp.ClientSession) string {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res.Tools)
+		return string(b)
+	}
+	if g, w := listed(cs), listed(plain); g != w {
+		t.Errorf("tools/list through the proxy:\n%s\nwant\n%s", g, w)
+	}
+	if p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"}); err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "hello" {
+		t.Errorf("prompts/get: %v %v", p, err)
+	}
+
+	schema, err := os.ReadFile("testdata/plainserver/orders.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invalid := func(args string) string {
+		r, err := h.Validate(ctx, abi.ValidateRequest{Action: "orders.create", Schema: schema, Args: json.RawMessage(args)})
+		if err != nil || r == nil {
+			t.Fatalf("Validate(%s) = %v, %v", args, r, err)
+		}
+		return r.Text()
+	}
+	internal := func(msg, tool string) string {
+		r, err := h.InternalError(ctx, abi.InternalErrorRequest{Message: msg, Tool: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Text()
+	}
+	for _, args := range []string{
+		`{}`,
+		`{"sku":"abc","qty":1,"shipping":{"country":"FR"}}`,
+		`{"sku":"ABC-1234","qty":0,"shipping":{"country":"FR"}}`,
+		`{"sku":"ABC-1234","qty":1,"priority":"urgent","shipping":{"country":"FR"}}`,
+		`{"sku":"ABC-1234","qty":1,"shipping":{"country":"France"}}`,
+		`{"sku":"ABC-1234","qty":"one","shipping":{}}`,
+		`{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"},"note":"x"}`,
+	} {
+		if got, isError := callTool(t, cs, "orders.create", args); got != invalid(args) || !isError {
+			t.Errorf("orders.create %s: got isError=%v\n%s\nwant\n%s", args, isError, got, invalid(args))
+		}
+	}
+	if !strings.Contains(invalid(`{"sku":"ABC-1234","qty":1,"shipping":{"country":"France"}}`), `<field name="shipping.country">`) {
+		t.Errorf("a nested field is not named by its path")
+	}
+	ok := `{"sku":"ABC-1234","qty":2,"priority":"high","shipping":{"country":"FR"}}`
+	gotOK, isError := callTool(t, cs, "orders.create", ok)
+	if wantOK, _ := callTool(t, plain, "orders.create", ok); gotOK != wantOK || isError {
+		t.Errorf("success: got isError=%v %q, want %q", isError, gotOK, wantOK)
+	}
+	cases := []struct{ tool, want string }{
+		{"orders.fail", internal("database is down", "orders.fail")},
+		{"orders.rpcfail", internal("ledger unreachable", "orders.rpcfail")},
+		{"orders.envelope", "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Order already shipped</message>\n</tool_error>"},
+	}
+	for _, tc := range cases {
+		if got, isError := callTool(t, cs, tc.tool, `{}`); got != tc.want || !isError {
+			t.Errorf("%s: got isError=%v\n%s\nwant\n%s", tc.tool, isError, got, tc.want)
+		}
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "orders.nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("unknown tool: %v", err)
+	}
+	if stderr.Len() > 0 {
+		t.Logf("proxy stderr:\n%s", stderr)
+	}
+}
+
+func TestProxy_FollowsListChanged(t *testing.T) {
+	cs, _, _ := proxied(t)
+	if got, _ := callTool(t, cs, "orders.more", `{}`); got != "added orders.extra" {
+		t.Fatalf("orders.more: %q", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tool := range res.Tools {
+			found = found || tool.Name == "orders.extra"
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("orders.extra never appeared through the proxy")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got, isError := callTool(t, cs, "orders.extra", `{}`); got != "extra" || isError {
+		t.Errorf("orders.extra: %q %v", got, isError)
+	}
+}
+
+func TestProxy_Lockfile(t *testing.T) {
+	toolerr, _ := binaries(t)
+	dir := t.TempDir()
+	// The locked contract had no "priority" and no "qty" minimum.
+	old := `[{"name":"orders.create","inputSchema":{"type":"object","required":["sku","shipping"],"properties":{"sku":{"type":"string","pattern":"^[A-Z]{3}-[0-9]{4}$"},"qty":{"type":"integer"},"shipping":{"type":"object","required":["country"],"properties":{"country":{"type":"string","minLength":2,"maxLength":2}}}},"additionalProperties":false}}]`
+	var out, errOut bytes.Buffer
+	lockCmd := exec.Command(toolerr, "lock", "--engine", "native")
+	lockCmd.Stdin, lockCmd.Stdout, lockCmd.Stderr = strings.NewReader(old), &out, &errOut
+	if err := lockCmd.Run(); err != nil {
+		t.Fatalf("toolerr lock: %v %s", err, errOut.String())
+	}
+	lock := filepath.Join(dir, "orders.lock.json")
+	if err := os.WriteFile(lock, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, _ := proxied(t, "--lock", lock)
+	got, isError := callTool(t, cs, "orders.create", `{"sku":"ABC-1234","shipping":{"country":"FR"}}`)
+	if !isError || !strings.Contains(got, "<contract_awareness>") || !strings.Contains(got, `<max_severity>BREAKING</max_severity>`) {
+		t.Errorf("a validation error of a changed tool lacks the awareness block:\n%s", got)
+	}
+
+	// A lockfile that is not one JSON value is refused at start.
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`[], "before": []`), 0o644)
+	code, _, stderr := runCLI(t, "", "proxy", "--lock", bad, "--", "true")
+	if code != 2 || !strings.Contains(stderr, "not one JSON value") {
+		t.Errorf("bad lockfile: exit %d, %s", code, stderr)
+	}
+}
+
+func TestProxy_Usage(t *testing.T) {
+	for _, args := range [][]string{{"proxy"}, {"proxy", "--"}, {"proxy", "--call-timeout", "0s", "--", "x"}, {"proxy", "--bogus", "--", "x"}} {
+		if code, _, _ := runCLI(t, "", args...); code != 64 {
+			t.Errorf("%q: exit %d, want 64", args, code)
+		}
+	}
+}
+
+// exitOf waits for the proxy to exit on its own and returns its status.
+func exitOf(t *testing.T, cs *mcp.ClientSession, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the proxy did not exit")
+	}
+	cs.Close()
+	if cmd.ProcessState == nil {
+		t.Fatal("no exit status")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func TestProxy_ChildCrashMidCall(t *testing.T) {
+	cs, cmd, stderr := proxied(t, "--call-timeout", "30s")
+	hung := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fault.hang", Arguments: map[string]any{}})
+		if err != nil {
+			hung <- "error: " + err.Error()
+			return
+		}
+		hung <- res.Content[0].(*mcp.TextContent).Text
+	}()
+	time.Sleep(200 * time.Millisecond) // fault.hang is in flight
+	got, isError := callTool(t, cs, "fault.crash", `{}`)
+	want := "<tool_error code=\"HANDOFF_UPSTREAM_UNAVAILABLE\" severity=\"error\">\n<message>The server behind tool \"fault.crash\" stopped before answering; the call may or may not have taken effect.</message>\n<recovery>Do not call this tool again in this session; tell the user its server stopped.</recovery>\n</tool_error>"
+	if got != want || !isError {
+		t.Errorf("the crashing call: got\n%s\nwant\n%s", got, want)
+	}
+	select {
+	case other := <-hung:
+		if !strings.HasPrefix(other, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) || !strings.Contains(other, `tool "fault.hang"`) {
+			t.Errorf("the call pending when the child crashed: %s", other)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pending call got no answer")
+	}
+	if code := exitOf(t, cs, cmd); code != 3 {
+		t.Errorf("proxy exit status %d, want the child's 3\n%s", code, stderr)
+	}
+}
+
+func TestProxy_ChildNeverAnswers(t *testing.T) {
+	cs, cmd, stderr := proxied(t, "--call-timeout", "500ms")
+	start := time.Now()
+	got, isError := callTool(t, cs, "fault.hang", `{}`)
+	want := "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"fault.hang\" did not answer within 500ms.</message>\n<recovery>The call may still complete on the server. Check its effect before calling again, and tell the user if it keeps timing out.</recovery>\n</tool_error>"
+	if got != want || !isError {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("the timeout took %v", elapsed)
+	}
+	// The child is still there and the proxy still serves.
+	if got, _ := callTool(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+		t.Errorf("after a timeout: %q", got)
+	}
+	cs.Close()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("proxy exit status %d when the client left, want 0 (the child's)\n%s", code, stderr)
+	}
+}
+
+func TestProxy_ChildWritesGarbage(t *testing.T) {
+	cs, cmd, stderr := proxied(t)
+	got, isError := callTool(t, cs, "fault.garbage", `{}`)
+	if !isError || !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
+		t.Errorf("got isError=%v\n%s", isError, got)
+	}
+	if code := exitOf(t, cs, cmd); code != 1 {
+		t.Errorf("proxy exit status %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "wrote something that is not JSON-RPC") {
+		t.Errorf("stderr does not say why:\n%s", stderr)
+	}
+}
+
+func TestProxy_Restart(t *testing.T) {
+	cs, _, _ := proxied(t, "--restart")
+	got, _ := callTool(t, cs, "fault.crash", `{}`)
+	if !strings.Contains(got, "<recovery>The server is being restarted.") {
+		t.Errorf("the crashing call under --restart:\n%s", got)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, _ := callTool(t, cs, "orders.fail", `{}`)
+		if strings.HasPrefix(got, `<tool_error code="INTERNAL_ERROR"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child never came back: %s", got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
