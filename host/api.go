@@ -173,6 +173,7 @@ func (h *Host) result(ctx context.Context, export string, req any) (*abi.CallToo
 //		Actions("billing.list_invoices")
 type ErrorBuilder struct {
 	req abi.ToolErrorRequest
+	err error // the first malformed Details call
 }
 
 // NewError starts a tool error with its code and message.
@@ -199,23 +200,30 @@ func (b *ErrorBuilder) Severity(severity string) *ErrorBuilder {
 }
 
 // Details appends key/value details, in order: key, value, key, value...
-// Values are strings, numbers or booleans. An odd count or a non-string key
-// is reported when the error is rendered.
+// Keys are strings; values are strings, numbers or booleans. A call that
+// breaks these rules is reported, naming the key, when the error is
+// rendered.
 func (b *ErrorBuilder) Details(keyValues ...any) *ErrorBuilder {
 	for i := 0; i < len(keyValues); i += 2 {
 		key, ok := keyValues[i].(string)
-		if !ok || i+1 >= len(keyValues) {
-			b.req.Details = append(b.req.Details, abi.Detail{Key: fmt.Sprint(keyValues[i]), Value: badDetail{}})
-			continue
+		switch {
+		case !ok:
+			b.fail(fmt.Errorf("details: key %v is a %T, not a string (Details takes key, value pairs)", keyValues[i], keyValues[i]))
+		case i+1 >= len(keyValues):
+			b.fail(fmt.Errorf("details: key %q has no value (Details takes key, value pairs)", key))
+		default:
+			b.req.Details = append(b.req.Details, abi.Detail{Key: key, Value: keyValues[i+1]})
 		}
-		b.req.Details = append(b.req.Details, abi.Detail{Key: key, Value: keyValues[i+1]})
 	}
 	return b
 }
 
-// badDetail marks a malformed Details call; marshalling it fails with a
-// message naming the key.
-type badDetail struct{}
+// fail keeps the first mistake made while building, for Render to report.
+func (b *ErrorBuilder) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
 
 // RetryAfter sets the seconds to wait before retrying.
 func (b *ErrorBuilder) RetryAfter(seconds float64) *ErrorBuilder {
@@ -229,8 +237,12 @@ func (b *ErrorBuilder) Request() abi.ToolErrorRequest { return b.req }
 // Error describes the tool error for logs.
 func (b *ErrorBuilder) Error() string { return b.req.Code + ": " + b.req.Message }
 
-// Render renders the envelope through h.
+// Render renders the envelope through h. A malformed Details call is an
+// INVALID_REQUEST naming the key.
 func (b *ErrorBuilder) Render(ctx context.Context, h *Host) (*abi.CallToolResult, error) {
+	if b.err != nil {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "tool_error: %v", b.err)
+	}
 	return h.ToolError(ctx, b.req)
 }
 

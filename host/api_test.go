@@ -57,7 +57,8 @@ func TestErrorBuilder_BadPartsAreTypedErrors(t *testing.T) {
 		contains string
 	}{
 		{"severity", host.NewError("X", "m").Severity("fatal"), `"severity" must be one of`},
-		{"odd details", host.NewError("X", "m").Details("k"), `details "k"`},
+		{"odd details", host.NewError("X", "m").Details("k"), `tool_error: details: key "k" has no value (Details takes key, value pairs)`},
+		{"non-string key", host.NewError("X", "m").Details(3, "v"), `tool_error: details: key 3 is a int, not a string`},
 		{"object detail", host.NewError("X", "m").Details("k", map[string]int{}), `details "k"`},
 		{"empty code", host.NewError("", "m"), `"code" must not be empty`},
 	}
@@ -67,6 +68,9 @@ func TestErrorBuilder_BadPartsAreTypedErrors(t *testing.T) {
 			var abiErr *abi.Error
 			if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeInvalidRequest || !strings.Contains(abiErr.Message, tc.contains) {
 				t.Fatalf("got %v, want INVALID_REQUEST containing %q", err, tc.contains)
+			}
+			if strings.Contains(abiErr.Message, "host.") || strings.Contains(abiErr.Message, "MarshalJSON") {
+				t.Errorf("the message names the library's internals: %s", abiErr.Message)
 			}
 		})
 	}

@@ -454,6 +454,12 @@ func (h *Host) Describe(ctx context.Context) (*abi.Description, error) {
 func (h *Host) callJSON(ctx context.Context, export string, req, resp any) error {
 	body, err := json.Marshal(req)
 	if err != nil {
+		// The caller's mistake in its own words ("details \"k\": ..."),
+		// not encoding/json's frame around it.
+		var inner *json.MarshalerError
+		if errors.As(err, &inner) {
+			err = inner.Unwrap()
+		}
 		return abi.Errorf(abi.CodeInvalidRequest, "%s: %v", export, err)
 	}
 	out, err := h.Call(ctx, export, body)

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
@@ -35,11 +36,18 @@ const usage = `usage:
   toolerr lock [--engine ...]          < tools.json > toolerr.lock.json
   toolerr diff OLD NEW [--json] [--engine ...]
   toolerr proxy [--lock FILE] [--call-timeout D] [--restart] [--engine ...] -- COMMAND [ARGS...]
+  toolerr help                          this text (also -h, --help, and after any command)
+
+Flags may come before or after the arguments. --engine: wazero (default), extism or native;
+--cache DIR: wazero's compilation cache (default under the user cache directory, "" for none).
 `
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// positionals is how many arguments each command takes besides its flags.
+var positionals = map[string]int{"demo": 0, "call": 1, "batch": 0, "describe": 0, "lock": 0, "diff": 2}
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -48,37 +56,35 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 64
 	}
 	cmd, rest := args[0], args[1:]
-	if cmd == "proxy" {
+	switch cmd {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "proxy":
 		return proxyCommand(ctx, rest, stdin, stdout, stderr)
 	}
-	var export string
-	var paths []string
-	switch cmd {
-	case "call":
-		if len(rest) == 0 || rest[0] == "" || rest[0][0] == '-' {
-			fmt.Fprint(stderr, "toolerr call: name the export\n"+usage)
-			return 64
-		}
-		export, rest = rest[0], rest[1:]
-	case "diff":
-		for len(rest) > 0 && len(paths) < 2 && rest[0] != "" && rest[0][0] != '-' {
-			paths, rest = append(paths, rest[0]), rest[1:]
-		}
-		if len(paths) != 2 {
-			fmt.Fprint(stderr, "toolerr diff: give the old and the new contract\n"+usage)
-			return 64
-		}
+	want, known := positionals[cmd]
+	if !known {
+		fmt.Fprintf(stderr, "toolerr: unknown command %q\n%s", cmd, usage)
+		return 64
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {}
 	engineName := fs.String("engine", string(host.Wazero), "engine: wazero, extism or native")
 	asJSON := fs.Bool("json", false, "diff: print the deltas as JSON")
 	cacheDir := fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)")
-	if err := fs.Parse(rest); err != nil {
+	args, err := parseInterspersed(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolerr %s: %v\n%s", cmd, err, usage)
 		return 64
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "toolerr %s: unexpected argument %q\n%s", cmd, fs.Arg(0), usage)
+	if len(args) != want {
+		fmt.Fprintf(stderr, "toolerr %s: takes %d argument(s) besides its flags, got %d %q\n%s", cmd, want, len(args), args, usage)
 		return 64
 	}
 	engine, err := host.ParseEngine(*engineName)
@@ -86,11 +92,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, err)
 		return 64
 	}
-	switch cmd {
-	case "demo", "call", "batch", "describe", "lock", "diff":
-	default:
-		fmt.Fprintf(stderr, "toolerr: unknown command %q\n%s", cmd, usage)
-		return 64
+	var export string
+	if cmd == "call" {
+		if export = args[0]; !abi.HasExport(export) {
+			msg := fmt.Sprintf("unknown export %q; the exports are %s", export, strings.Join(abi.ExportNames(), ", "))
+			fmt.Fprintf(stderr, "%s\n", errorJSON(abi.Errorf(abi.CodeInvalidRequest, "%s", msg)))
+			return 2
+		}
 	}
 	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir})
 	if err != nil {
@@ -108,7 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "lock":
 		return lock(ctx, h, stdin, stdout, stderr)
 	case "diff":
-		return diff(ctx, h, paths[0], paths[1], *asJSON, stdout, stderr)
+		return diff(ctx, h, args[0], args[1], *asJSON, stdout, stderr)
 	default:
 		if err := batch(ctx, h, stdin, stdout); err != nil {
 			fmt.Fprintln(stderr, "toolerr batch:", err)
@@ -135,6 +143,27 @@ func call(ctx context.Context, h *host.Host, export string, stdin io.Reader, std
 	}
 	fmt.Fprintf(stdout, "%s\n", out)
 	return 0
+}
+
+// parseInterspersed parses flags anywhere among the arguments (`call
+// --engine native required_field` and `call required_field --engine
+// native` alike) and returns the other arguments in order; after "--"
+// everything is an argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
 }
 
 // errorJSON renders err as the ABI error object.

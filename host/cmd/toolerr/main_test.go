@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,8 +56,11 @@ func TestCLI_Call(t *testing.T) {
 			`{"content":[{"type":"text","text":"<tool_error code=\"MISSING_REQUIRED_FIELD\">\n<message>Required field \"id\" is missing.</message>\n<recovery>Provide the \"id\" parameter and retry.</recovery>\n</tool_error>"}],"isError":true}` + "\n", ""},
 		{"abi error exits 2", `{"code":"X"}`, []string{"call", "tool_error"}, 2, "",
 			`{"code":"INVALID_REQUEST","message":"tool_error: \"message\" is required"}` + "\n"},
-		{"unknown export exits 2", `{}`, []string{"call", "nope", "--engine", "extism"}, 2, "",
-			`{"code":"INVALID_REQUEST","message":"unknown export \"nope\""}` + "\n"},
+		{"unknown export exits 2 and lists the exports", `{}`, []string{"call", "nope", "--engine", "extism"}, 2, "",
+			`{"code":"INVALID_REQUEST","message":"unknown export \"nope\"; the exports are tool_error, simple_error, required_field, internal_error, rate_limited, server_busy, escape, format_validation, parse, describe, validate, contract_lock, contract_diff"}` + "\n"},
+		{"flags before the export", `{"field":"id"}`, []string{"call", "--engine", "native", "required_field"}, 0,
+			`{"content":[{"type":"text","text":"<tool_error code=\"MISSING_REQUIRED_FIELD\">\n<message>Required field \"id\" is missing.</message>\n<recovery>Provide the \"id\" parameter and retry.</recovery>\n</tool_error>"}],"isError":true}` + "\n", ""},
+		{"a second export is a usage error", ``, []string{"call", "a", "b"}, 64, "", ""},
 		{"no export is a usage error", ``, []string{"call"}, 64, "", ""},
 		{"unknown command", ``, []string{"frobnicate"}, 64, "", ""},
 		{"unknown engine", ``, []string{"demo", "--engine", "v8"}, 64, "", ""},
@@ -102,9 +108,12 @@ func TestCLI_BatchAnswersEveryLine(t *testing.T) {
 	}
 }
 
-// demoTools writes the billing demo's current tools (examples/schemas.json)
-// as an array of MCP Tool objects, and returns its path.
-func demoTools(t *testing.T) string {
+var update = flag.Bool("update", false, "rewrite examples/tools.json from examples/schemas.json")
+
+// demoToolsJSON is the billing demo's tools/list result, built from
+// examples/schemas.json (each tool's description and inputSchema, in name
+// order).
+func demoToolsJSON(t *testing.T) []byte {
 	t.Helper()
 	raw, err := os.ReadFile("../../../examples/schemas.json")
 	if err != nil {
@@ -117,19 +126,45 @@ func demoTools(t *testing.T) string {
 	if err := json.Unmarshal(raw, &defs); err != nil {
 		t.Fatal(err)
 	}
-	var tools []map[string]any
-	for name, d := range defs {
-		tools = append(tools, map[string]any{"name": name, "description": d.Description, "inputSchema": d.InputSchema})
+	type tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
 	}
-	out, err := json.Marshal(tools)
+	var list struct {
+		Tools []tool `json:"tools"`
+	}
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		list.Tools = append(list.Tools, tool{name, defs[name].Description, defs[name].InputSchema})
+	}
+	out, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "tools.json")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
+	return append(out, '\n')
+}
+
+// TestCLI_ToolsFile keeps examples/tools.json, which the README's lock and
+// diff examples read, the tools/list result of the demo's schemas
+// (go test ./host/cmd/toolerr -run TestCLI_ToolsFile -update rewrites it).
+func TestCLI_ToolsFile(t *testing.T) {
+	want := demoToolsJSON(t)
+	const path = "../../../examples/tools.json"
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return path
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("examples/tools.json is not the tools/list result of examples/schemas.json (%v); rerun with -update", err)
+	}
+}
+
+// demoTools is the path of examples/tools.json.
+func demoTools(t *testing.T) string {
+	t.Helper()
+	return "../../../examples/tools.json"
 }
 
 func TestCLI_DiffOfTheDemoContractIsBreaking(t *testing.T) {
@@ -212,5 +247,14 @@ func TestCLI_DiffAndLockReadOneJSONValue(t *testing.T) {
 	code, _, errOut = runCLI(t, `[], "x": 1`, "lock")
 	if code != 2 || !strings.Contains(errOut, `\"tools\" is not one JSON value`) {
 		t.Errorf("spliced lock: exit %d, %s", code, errOut)
+	}
+}
+
+func TestCLI_Help(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"call", "--help"}, {"diff", "-h"}, {"proxy", "--help"}} {
+		code, out, errOut := runCLI(t, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "usage:") || errOut != "" {
+			t.Errorf("%q: exit %d, stdout %.40q, stderr %q", args, code, out, errOut)
+		}
 	}
 }

@@ -53,13 +53,19 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, proxyUsage) }
+	fs.Usage = func() {}
 	engineName := fs.String("engine", string(host.Wazero), "engine: wazero, extism or native")
 	cacheDir := fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)")
 	lockPath := fs.String("lock", "", "a contract lockfile (toolerr lock): validation errors of a tool changed since carry what changed")
 	callTimeout := fs.Duration("call-timeout", 60*time.Second, "how long a tools/call may wait for COMMAND")
 	restart := fs.Bool("restart", false, "start COMMAND again when it exits, instead of exiting with it")
-	if err := fs.Parse(args[:cut]); err != nil {
+	if err := fs.Parse(args[:cut]); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, proxyUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	} else if err != nil {
+		fmt.Fprint(stderr, proxyUsage)
 		return 64
 	}
 	if fs.NArg() > 0 || cut >= len(args)-1 {
