@@ -38,8 +38,9 @@ tidy-check:
 	$(GO) mod tidy
 	git diff --exit-code -- go.mod go.sum
 
+GOTESTFLAGS ?=
 test-go:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 $(GOTESTFLAGS) ./...
 
 # prepare installs every language's dependencies from committed lockfiles
 # and pinned requirements, and builds the example servers.
@@ -84,7 +85,22 @@ fuzz-smoke:
 stress:
 	$(GO) test -count=1 -timeout=60m -run='^(TestStress|TestMemory_Flat)$$' ./host -stress.calls=100000 -memflat.calls=1000000 -v
 
-test: vet fmt-check test-go fuzz-smoke test-node test-python test-rust conformance e2e
+# test runs every phase once, in order, each as one line of progress with
+# its time and test counts (logs in bin/test-logs/); installs happen once,
+# in the prepare phase, and the language suites run without repeating them.
+PHASE := bash tests/phase.sh
+SUB := $(MAKE) --no-print-directory
+test:
+	@$(PHASE) prepare $(SUB) prepare
+	@$(PHASE) vet $(SUB) vet fmt-check
+	@$(PHASE) go $(SUB) test-go GOTESTFLAGS=-v
+	@$(PHASE) fuzz $(SUB) fuzz-smoke
+	@$(PHASE) node env TOOLERR_PREPARED=1 bash bindings/node/test.sh
+	@$(PHASE) python env TOOLERR_PREPARED=1 bash bindings/python/test.sh
+	@$(PHASE) rust env TOOLERR_PREPARED=1 bash bindings/rust/test.sh
+	@$(PHASE) conformance $(GO) run ./tests/conformance
+	@$(PHASE) e2e $(GO) run ./tests/e2e -skip-prepare
+	@$(PHASE) --total
 
 # bench measures every engine on the same requests and writes BENCHMARKS.md
 # and docs/bench.svg.

@@ -6,12 +6,14 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export CI="${CI:-true}"
 
-bash "$repo/examples/node/prepare.sh"
+# TOOLERR_PREPARED=1 (make test, after its prepare phase) skips the installs.
+prepared="${TOOLERR_PREPARED:-}"
+[ -n "$prepared" ] || bash "$repo/examples/node/prepare.sh"
 
 # examples/node/test/cross-python.test.mjs drives the Python server: prepare
 # the Python side too unless it is (make test prepares both beforehand).
 venv="${TOOLERR_VENV:-$repo/.venv}"
-if ! "$venv/bin/python" -c 'import mcp, toolerr; toolerr.contract_diff' >/dev/null 2>&1; then
+if [ -z "$prepared" ] && ! "$venv/bin/python" -c 'import mcp, toolerr; toolerr.contract_diff' >/dev/null 2>&1; then
   echo "== preparing the Python server for the cross-language test"
   bash "$repo/bindings/python/venv.sh"
 fi

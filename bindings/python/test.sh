@@ -8,13 +8,15 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="${TOOLERR_VENV:-$root/.venv}"
 
-bash "$here/venv.sh"
+# TOOLERR_PREPARED=1 (make test, after its prepare phase) skips the installs.
+prepared="${TOOLERR_PREPARED:-}"
+[ -n "$prepared" ] || bash "$here/venv.sh"
 
 # examples/python/tests/test_cross_node.py drives the Node server: prepare the
 # Node side too unless it is (make test prepares both beforehand).
-if [ ! -f "$root/examples/node/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
+if [ -z "$prepared" ] && { [ ! -f "$root/examples/node/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
    [ ! -f "$root/examples/node/node_modules/toolerr/package.json" ] ||
-   [ ! -f "$root/bindings/node/node_modules/@extism/extism/package.json" ]; then
+   [ ! -f "$root/bindings/node/node_modules/@extism/extism/package.json" ]; }; then
   echo "== preparing the Node server for the cross-language test" >&2
   bash "$root/examples/node/prepare.sh" >&2
 fi
