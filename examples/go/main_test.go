@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,427 +22,484 @@ import (
 	"github.com/toolerr/toolerr/host"
 )
 
-// step is one tools/call and exactly what comes back.
-type step struct {
-	name    string
-	tool    string
-	args    string   // the arguments, as raw JSON sent as is
-	want    []string // the text of every content block
-	isError bool
-	// For an isError result, what h.CheckResult reads back from the envelope.
-	kind, code, severity string
-	recovery             bool // a <recovery> is present
-	check                func(t *testing.T, ce *host.ClientError)
-	readme               bool // shown in examples/README.md's transcript
+// update rewrites every call's answer in examples/scenario.json with what
+// this server returns (and, when TestBilling_Readme runs too, the transcript
+// in examples/README.md):
+//
+//	go test ./examples/go -run TestBilling_Scenario -update
+//
+// The hand-written expectations (kind, code, fields, payload, ...) stay as
+// they are and are still checked, so a wrong answer fails even then.
+var update = flag.Bool("update", false, "rewrite the answers in ../scenario.json (and the transcript in ../README.md) from this server")
+
+const (
+	scenarioPath = "../scenario.json"
+	readmePath   = "../README.md"
+)
+
+// scenario is examples/scenario.json: the billing demo every example server
+// plays, session by session.
+type scenario struct {
+	Description string    `json:"description"`
+	Sessions    []session `json:"sessions"`
 }
 
-// validationRecovery ends every <validation_error>.
-const validationRecovery = `<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>`
-
-// The contract awareness blocks: every server diffs examples/billing.lock.json
-// against its tools at start-up, so validation errors of the two changed
-// tools say what changed.
-const payAwareness = `
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>`
-
-const listAwareness = `
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.list_invoices" has changed since your last calibration.</system_note>
-  <action>billing.list_invoices</action>
-  <change_count>1</change_count>
-  <max_severity>RISKY</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
-      <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
-      <before>500</before>
-      <after>100</after>
-    </change>
-  </contract_changes>
-</contract_awareness>`
-
-// scenario is the demo played in order on one server process: the state
-// (paid invoices, the pay_invoice counter) carries from step to step.
-var scenario = []step{
-	{
-		name: "get existing invoice", tool: "billing.get_invoice", args: `{"id":"inv_001"}`,
-		want:   []string{`{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}`},
-		readme: true,
-	},
-	{
-		name: "get unknown invoice is NOT_FOUND", tool: "billing.get_invoice", args: `{"id":"inv_999"}`,
-		want: []string{`<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_999</detail>
-</details>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "NOT_FOUND", severity: "error", recovery: true,
-		check: func(t *testing.T, ce *host.ClientError) {
-			if !slices.Equal(ce.AvailableActions, []string{"billing.list_invoices"}) {
-				t.Errorf("actions = %q", ce.AvailableActions)
-			}
-			if v, _ := ce.Details.Get("requestedId"); v != "inv_999" || len(ce.Details) != 1 {
-				t.Errorf("details = %v", ce.Details)
-			}
-		},
-		readme: true,
-	},
-	{
-		name: "list all invoices", tool: "billing.list_invoices", args: `{}`,
-		want: []string{`{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},{"id":"inv_002","status":"paid","amount":75,"currency":"USD"},{"id":"inv_003","status":"open","amount":9.99,"currency":"USD"}]}`},
-	},
-	{
-		name: "list with status and limit", tool: "billing.list_invoices", args: `{"status":"open","limit":1}`,
-		want: []string{`{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}]}`},
-	},
-	{
-		name: "list paid invoices", tool: "billing.list_invoices", args: `{"status":"paid"}`,
-		want: []string{`{"invoices":[{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}`},
-	},
-	{
-		name: "list with page_size warns first and succeeds", tool: "billing.list_invoices", args: `{"page_size":2}`,
-		want: []string{`<tool_error code="DEPRECATED" severity="warning">
-<message>page_size is deprecated; use limit</message>
-<recovery>Call billing.list_invoices with limit instead</recovery>
-</tool_error>`,
-			`{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}`},
-		readme: true,
-	},
-	{
-		name: "list with limit below minimum", tool: "billing.list_invoices", args: `{"limit":0}`,
-		want: []string{`<validation_error action="billing.list_invoices">
-<field name="limit">Must be greater than or equal to 1. You sent: 0. Must be >= 1.</field>
-` + validationRecovery + listAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "list with fractional limit", tool: "billing.list_invoices", args: `{"limit":1.5}`,
-		want: []string{`<validation_error action="billing.list_invoices">
-<field name="limit">Expected integer, received number. You sent: 1.5. Expected type: integer.</field>
-` + validationRecovery + listAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "list with unknown status and page_size over maximum", tool: "billing.list_invoices", args: `{"page_size":101,"status":"draft"}`,
-		want: []string{`<validation_error action="billing.list_invoices">
-<field name="page_size">Must be less than or equal to 100. You sent: 101. Must be &lt;= 100.</field>
-<field name="status">Is not one of the allowed values. You sent: 'draft'. Valid options: 'open', 'paid'.</field>
-` + validationRecovery + listAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "get with id not matching the pattern", tool: "billing.get_invoice", args: `{"id":"INV-1"}`,
-		want: []string{`<validation_error action="billing.get_invoice">
-<field name="id">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-		check: func(t *testing.T, ce *host.ClientError) {
-			want := []abi.Field{{Name: "id", Message: "Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern."}}
-			if !reflect.DeepEqual(ce.Fields, want) {
-				t.Errorf("fields = %+v", ce.Fields)
-			}
-		},
-		readme: true,
-	},
-	{
-		name: "get with an unknown property", tool: "billing.get_invoice", args: `{"id":"inv_001","verbose":true}`,
-		want: []string{`<validation_error action="billing.get_invoice">
-<field name="(root)">Unrecognized field: 'verbose'. You sent: (missing). Remove or correct unrecognized fields: 'verbose'. Check for typos.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "get without the required id", tool: "billing.get_invoice", args: `{}`,
-		want: []string{`<validation_error action="billing.get_invoice">
-<field name="id">Required property is missing. You sent: (missing). Expected type: string.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "get with a number id", tool: "billing.get_invoice", args: `{"id":42}`,
-		want: []string{`<validation_error action="billing.get_invoice">
-<field name="id">Expected string, received number. You sent: 42. Expected type: string.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "pay a zero amount", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":0,"currency":"USD"}`,
-		want: []string{`<validation_error action="billing.pay_invoice">
-<field name="amount">Must be greater than 0. You sent: 0. Must be > 0.</field>
-` + validationRecovery + payAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "pay in an unsupported currency", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":9.99,"currency":"GBP"}`,
-		want: []string{`<validation_error action="billing.pay_invoice">
-<field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>
-` + validationRecovery + payAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-		readme: true,
-	},
-	{
-		name: "pay without amount and currency", tool: "billing.pay_invoice", args: `{"id":"inv_003"}`,
-		want: []string{`<validation_error action="billing.pay_invoice">
-<field name="amount">Required property is missing. You sent: (missing). Expected type: number.</field>
-<field name="currency">Required property is missing. You sent: (missing). Expected type: string.</field>
-` + validationRecovery + payAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-		check: func(t *testing.T, ce *host.ClientError) {
-			if ce.Message != "invalid arguments for billing.pay_invoice: amount, currency" {
-				t.Errorf("message = %q", ce.Message)
-			}
-		},
-	},
-	{
-		name: "pay an open invoice (validated pay call 1)", tool: "billing.pay_invoice", args: `{"id":"inv_001","amount":120.5,"currency":"EUR"}`,
-		want:   []string{`{"id":"inv_001","status":"paid","paid":120.5,"currency":"EUR"}`},
-		readme: true,
-	},
-	{
-		name: "the paid invoice reads back paid", tool: "billing.get_invoice", args: `{"id":"inv_001"}`,
-		want: []string{`{"id":"inv_001","status":"paid","amount":120.5,"currency":"EUR"}`},
-	},
-	{
-		name: "pay a paid invoice is CONFLICT (validated pay call 2)", tool: "billing.pay_invoice", args: `{"id":"inv_002","amount":75,"currency":"USD"}`,
-		want: []string{`<tool_error code="CONFLICT" severity="error">
-<message>Invoice inv_002 is already paid</message>
-<recovery>Call billing.get_invoice to check the status before paying</recovery>
-<available_actions>
-  <action>billing.get_invoice</action>
-</available_actions>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "CONFLICT", severity: "error", recovery: true,
-	},
-	{
-		name: "pay the wrong amount is VALIDATION_ERROR (validated pay call 3)", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":10,"currency":"USD"}`,
-		want: []string{`<tool_error code="VALIDATION_ERROR" severity="error">
-<message>Amount or currency does not match invoice inv_003</message>
-<details>
-  <detail key="expectedAmount">9.99</detail>
-  <detail key="expectedCurrency">USD</detail>
-</details>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "VALIDATION_ERROR", severity: "error",
-		check: func(t *testing.T, ce *host.ClientError) {
-			// XML carries no types: a number detail parses back as its text.
-			want := abi.Details{{Key: "expectedAmount", Value: "9.99"}, {Key: "expectedCurrency", Value: "USD"}}
-			if !reflect.DeepEqual(ce.Details, want) {
-				t.Errorf("details = %#v", ce.Details)
-			}
-		},
-		readme: true,
-	},
-	{
-		name: "the fourth validated pay call is RATE_LIMITED", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":9.99,"currency":"USD"}`,
-		want: []string{`<tool_error code="RATE_LIMITED" severity="error">
-<message>Rate limit exceeded. Maximum 3 requests per 60s window.</message>
-<recovery>Wait 60 seconds before retrying. Current key: "billing.pay_invoice".</recovery>
-<retry_after>60 seconds</retry_after>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "RATE_LIMITED", severity: "error", recovery: true,
-		check: func(t *testing.T, ce *host.ClientError) {
-			if ce.RetryAfter == nil || *ce.RetryAfter != 60 {
-				t.Errorf("retryAfter = %v", ce.RetryAfter)
-			}
-		},
-		readme: true,
-	},
-	{
-		name: "validation still comes before the rate limit", tool: "billing.pay_invoice", args: `{"id":"inv_003","amount":-1,"currency":"USD"}`,
-		want: []string{`<validation_error action="billing.pay_invoice">
-<field name="amount">Must be greater than 0. You sent: -1. Must be > 0.</field>
-` + validationRecovery + payAwareness + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "the rate-limited call paid nothing", tool: "billing.get_invoice", args: `{"id":"inv_003"}`,
-		want: []string{`{"id":"inv_003","status":"open","amount":9.99,"currency":"USD"}`},
-	},
-	{
-		name: "void is FORBIDDEN, critical", tool: "billing.void_invoice", args: `{"id":"inv_001"}`,
-		want: []string{`<tool_error code="FORBIDDEN" severity="critical">
-<message>Voiding invoices requires the billing-admin role</message>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "FORBIDDEN", severity: "critical",
-		readme: true,
-	},
-	{
-		name: "void validates before its handler", tool: "billing.void_invoice", args: `{"id":"nope"}`,
-		want: []string{`<validation_error action="billing.void_invoice">
-<field name="id">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'nope'. Value does not match the required pattern.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
-	{
-		name: "export fails with INTERNAL_ERROR naming the tool", tool: "billing.export_invoices", args: `{}`,
-		want: []string{`<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "INTERNAL_ERROR", severity: "error", recovery: true,
-		readme: true,
-	},
-	{
-		name: "export takes no arguments", tool: "billing.export_invoices", args: `{"format":"csv","since":"2026"}`,
-		want: []string{`<validation_error action="billing.export_invoices">
-<field name="(root)">Unrecognized fields: 'format', 'since'. You sent: (missing). Remove or correct unrecognized fields: 'format', 'since'. Check for typos.</field>
-` + validationRecovery + `
-</validation_error>`},
-		isError: true, kind: "validation_error", code: "VALIDATION_ERROR", severity: "error", recovery: true,
-	},
+// session is one server process: the state (paid invoices, the pay_invoice
+// counter) carries from call to call.
+type session struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Calls       []call `json:"calls"`
 }
 
-// freshProcess runs on a second server process: the data starts over.
-var freshProcess = []step{
-	{
-		name: "pay an unknown invoice is NOT_FOUND", tool: "billing.pay_invoice", args: `{"id":"inv_404","amount":1,"currency":"EUR"}`,
-		want: []string{`<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_404</detail>
-</details>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "NOT_FOUND", severity: "error", recovery: true,
-	},
-	{
-		name: "the invoices are reset at start", tool: "billing.get_invoice", args: `{"id":"inv_001"}`,
-		want: []string{`{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}`},
-	},
-	{
-		name: "absent arguments are an empty object", tool: "billing.export_invoices", args: ``,
-		want: []string{`<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>`},
-		isError: true, kind: "tool_error", code: "INTERNAL_ERROR", severity: "error", recovery: true,
-	},
+// call is one tools/call: what is sent, what it must mean (expect, written
+// by hand) and exactly what comes back (answer, rewritten by -update).
+type call struct {
+	Name      string          `json:"name"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"` // absent: the call sends none
+	Readme    bool            `json:"readme,omitempty"`    // shown in examples/README.md's transcript
+	Expect    json.RawMessage `json:"expect"`
+	Answer    answer          `json:"answer"`
 }
+
+type answer struct {
+	IsError bool     `json:"isError"`
+	Content []string `json:"content"` // the text of every content block
+}
+
+// expectation is a call's expect: what the answer must say, as a typed
+// client reads it back.
+type expectation struct {
+	Kind       string          `json:"kind"` // success, warning, tool_error, validation_error
+	Code       string          `json:"code"`
+	Severity   string          `json:"severity"`
+	Recovery   bool            `json:"recovery"` // a <recovery> is present
+	Message    *string         `json:"message"`
+	Actions    []string        `json:"actions"`
+	Details    json.RawMessage `json:"details"` // an object of texts, in order
+	RetryAfter *float64        `json:"retryAfter"`
+	Fields     []string        `json:"fields"`   // validation_error: the fields named, in order
+	Contract   string          `json:"contract"` // validation_error: the awareness block's max severity, "" for none
+	Payload    json.RawMessage `json:"payload"`  // success and warning: the JSON value of the last block
+}
+
+func (c call) expectation(t *testing.T) expectation {
+	t.Helper()
+	var e expectation
+	dec := json.NewDecoder(bytes.NewReader(c.Expect))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("%s: expect: %v", c.Name, err)
+	}
+	return e
+}
+
+// args is the arguments as compact JSON text, "" for none.
+func (c call) args() string {
+	if c.Arguments == nil {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, c.Arguments); err != nil {
+		return string(c.Arguments)
+	}
+	return b.String()
+}
+
+func loadScenario(t *testing.T) *scenario {
+	t.Helper()
+	data, err := os.ReadFile(scenarioPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s scenario
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("%s: %v", scenarioPath, err)
+	}
+	return &s
+}
+
+// encode writes the scenario in the file's one layout: one line per key of
+// a call, arguments and expect as compact JSON, one line per text block.
+func (s *scenario) encode() ([]byte, error) {
+	var b bytes.Buffer
+	str := func(v string) string {
+		var e bytes.Buffer
+		enc := json.NewEncoder(&e)
+		enc.SetEscapeHTML(false)
+		enc.Encode(v)
+		return strings.TrimSuffix(e.String(), "\n")
+	}
+	compact := func(raw json.RawMessage) (string, error) {
+		var e bytes.Buffer
+		err := json.Compact(&e, raw)
+		return e.String(), err
+	}
+	fmt.Fprintf(&b, "{\n  \"description\": %s,\n  \"sessions\": [\n", str(s.Description))
+	for i, sess := range s.Sessions {
+		fmt.Fprintf(&b, "    {\n      \"name\": %s,\n      \"description\": %s,\n      \"calls\": [\n", str(sess.Name), str(sess.Description))
+		for j, c := range sess.Calls {
+			fmt.Fprintf(&b, "        {\n          \"name\": %s,\n          \"tool\": %s,\n", str(c.Name), str(c.Tool))
+			if c.Arguments != nil {
+				args, err := compact(c.Arguments)
+				if err != nil {
+					return nil, fmt.Errorf("%s: arguments: %w", c.Name, err)
+				}
+				fmt.Fprintf(&b, "          \"arguments\": %s,\n", args)
+			}
+			if c.Readme {
+				b.WriteString("          \"readme\": true,\n")
+			}
+			exp, err := compact(c.Expect)
+			if err != nil {
+				return nil, fmt.Errorf("%s: expect: %w", c.Name, err)
+			}
+			fmt.Fprintf(&b, "          \"expect\": %s,\n", exp)
+			fmt.Fprintf(&b, "          \"answer\": {\n            \"isError\": %v,\n            \"content\": [", c.Answer.IsError)
+			for k, text := range c.Answer.Content {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "\n              %s", str(text))
+			}
+			if len(c.Answer.Content) > 0 {
+				b.WriteString("\n            ")
+			}
+			b.WriteString("]\n          }\n        }")
+			if j < len(sess.Calls)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("      ]\n    }")
+		if i < len(s.Sessions)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("  ]\n}\n")
+	return b.Bytes(), nil
+}
+
+// validationRecovery ends every <validation_error>'s fields.
+const validationRecovery = "Fix the fields above and call the tool again. Do not explain the error."
 
 func TestBilling_Scenario(t *testing.T) {
 	ctx := context.Background()
+	sc := loadScenario(t)
 	bin := buildServer(t)
 	h := newHost(t)
-	session := startServer(t, bin)
-
-	t.Run("initialize", func(t *testing.T) {
-		init := session.InitializeResult()
-		if init.ServerInfo.Name != "billing-go" || init.Capabilities.Tools == nil {
-			t.Errorf("initialize = %+v", init)
+	for i := range sc.Sessions {
+		sess := &sc.Sessions[i]
+		session := startServer(t, bin)
+		if i == 0 {
+			t.Run("initialize", func(t *testing.T) {
+				init := session.InitializeResult()
+				if init.ServerInfo.Name != "billing-go" || init.Capabilities.Tools == nil {
+					t.Errorf("initialize = %+v", init)
+				}
+			})
+			t.Run("tools/list gives the five tools of schemas.json", func(t *testing.T) { checkTools(t, session) })
 		}
-	})
-	t.Run("tools/list gives the five tools of schemas.json", func(t *testing.T) {
-		res, err := session.ListTools(ctx, nil)
+		for j := range sess.Calls {
+			c := &sess.Calls[j]
+			t.Run(sess.Name+"/"+c.Name, func(t *testing.T) { runCall(t, h, session, c) })
+		}
+		if i == 0 {
+			t.Run("unknown tool is answered by the SDK", func(t *testing.T) {
+				res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "billing.refund_invoice", Arguments: json.RawMessage(`{}`)})
+				if err == nil {
+					t.Fatalf("no error; result %+v", res)
+				}
+				if !strings.Contains(err.Error(), `unknown tool "billing.refund_invoice"`) {
+					t.Errorf("error = %v", err)
+				}
+			})
+		}
+	}
+	if *update {
+		data, err := sc.encode()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var defs map[string]struct {
-			Description string `json:"description"`
-			InputSchema any    `json:"inputSchema"`
+		if err := os.WriteFile(scenarioPath, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		readJSON(t, "../schemas.json", &defs)
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
-			def, ok := defs[tool.Name]
-			if !ok {
-				t.Errorf("tool %q is not in schemas.json", tool.Name)
-				continue
-			}
-			if tool.Description != def.Description {
-				t.Errorf("%s: description %q, want %q", tool.Name, tool.Description, def.Description)
-			}
-			if !reflect.DeepEqual(tool.InputSchema, def.InputSchema) {
-				t.Errorf("%s: inputSchema %v, want %v", tool.Name, tool.InputSchema, def.InputSchema)
-			}
-		}
-		want := []string{"billing.export_invoices", "billing.get_invoice", "billing.list_invoices", "billing.pay_invoice", "billing.void_invoice"}
-		if !slices.Equal(names, want) {
-			t.Errorf("tools = %q, want %q", names, want)
-		}
-	})
-	for _, tc := range scenario {
-		t.Run(tc.name, func(t *testing.T) { runStep(t, h, session, tc) })
+		t.Logf("rewrote %s", scenarioPath)
 	}
-	t.Run("unknown tool is answered by the SDK", func(t *testing.T) {
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "billing.refund_invoice", Arguments: json.RawMessage(`{}`)})
-		if err == nil {
-			t.Fatalf("no error; result %+v", res)
-		}
-		if !strings.Contains(err.Error(), `unknown tool "billing.refund_invoice"`) {
-			t.Errorf("error = %v", err)
-		}
-	})
+}
 
-	fresh := startServer(t, bin)
-	for _, tc := range freshProcess {
-		t.Run("fresh process/"+tc.name, func(t *testing.T) { runStep(t, h, fresh, tc) })
+func checkTools(t *testing.T, session *mcp.ClientSession) {
+	res, err := session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs map[string]struct {
+		Description string `json:"description"`
+		InputSchema any    `json:"inputSchema"`
+	}
+	readJSON(t, "../schemas.json", &defs)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		def, ok := defs[tool.Name]
+		if !ok {
+			t.Errorf("tool %q is not in schemas.json", tool.Name)
+			continue
+		}
+		if tool.Description != def.Description {
+			t.Errorf("%s: description %q, want %q", tool.Name, tool.Description, def.Description)
+		}
+		if !reflect.DeepEqual(tool.InputSchema, def.InputSchema) {
+			t.Errorf("%s: inputSchema %v, want %v", tool.Name, tool.InputSchema, def.InputSchema)
+		}
+	}
+	want := []string{"billing.export_invoices", "billing.get_invoice", "billing.list_invoices", "billing.pay_invoice", "billing.void_invoice"}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools = %q, want %q", names, want)
+	}
+}
+
+// runCall makes the call and checks the answer: the exact texts and
+// isError of the scenario (taken from the server instead with -update),
+// then what the expectation says, read back with h.CheckResult and h.Parse.
+func runCall(t *testing.T, h *host.Host, session *mcp.ClientSession, c *call) {
+	ctx := context.Background()
+	exp := c.expectation(t)
+	params := &mcp.CallToolParams{Name: c.Tool}
+	if args := c.args(); args != "" {
+		params.Arguments = json.RawMessage(args)
+	}
+	res, err := session.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := texts(t, res)
+	if *update {
+		c.Answer = answer{IsError: res.IsError, Content: got}
+	}
+	if !slices.Equal(got, c.Answer.Content) {
+		t.Errorf("content:\n%s\nwant:\n%s", strings.Join(got, "\n----\n"), strings.Join(c.Answer.Content, "\n----\n"))
+	}
+	if res.IsError != c.Answer.IsError {
+		t.Errorf("isError = %v, want %v", res.IsError, c.Answer.IsError)
+	}
+	if len(got) == 0 {
+		t.Fatal("no content")
+	}
+	last := got[len(got)-1]
+	err = h.CheckResult(ctx, res)
+	switch exp.Kind {
+	case "success", "warning":
+		if res.IsError || err != nil {
+			t.Errorf("isError %v, CheckResult = %v; want a success", res.IsError, err)
+		}
+		checkPayload(t, last, exp.Payload)
+		if exp.Kind == "success" {
+			if len(got) != 1 {
+				t.Errorf("%d blocks, want 1", len(got))
+			}
+			return
+		}
+		env, perr := h.Parse(ctx, got[0])
+		if len(got) != 2 || perr != nil || env == nil || env.Kind != "tool_error" || env.IsError ||
+			env.Code != exp.Code || env.Severity != exp.Severity || (env.Recovery != nil) != exp.Recovery {
+			t.Errorf("want a %s/%s warning block, then the payload; parsed %+v (%v)", exp.Code, exp.Severity, env, perr)
+		}
+		return
+	case "tool_error", "validation_error":
+	default:
+		t.Fatalf("unknown kind %q", exp.Kind)
+	}
+	var ce *host.ClientError
+	if !errors.As(err, &ce) {
+		t.Fatalf("CheckResult = %v, want a *host.ClientError", err)
+	}
+	if ce.Kind != exp.Kind || ce.Code != exp.Code || ce.Severity != exp.Severity || (ce.Recovery != nil) != exp.Recovery {
+		t.Errorf("CheckResult: kind %q code %q severity %q recovery %v; want %q %q %q %v",
+			ce.Kind, ce.Code, ce.Severity, ce.Recovery != nil, exp.Kind, exp.Code, exp.Severity, exp.Recovery)
+	}
+	// What is read back is what the text says.
+	if ce.Recovery != nil && !strings.Contains(got[0], "\n<recovery>"+escapeContent(*ce.Recovery)+"</recovery>\n") {
+		t.Errorf("recovery %q is not the text's", *ce.Recovery)
+	}
+	if exp.Message != nil && ce.Message != *exp.Message {
+		t.Errorf("message = %q, want %q", ce.Message, *exp.Message)
+	}
+	if exp.Kind == "tool_error" && !strings.Contains(got[0], "\n<message>"+escapeContent(ce.Message)+"</message>\n") {
+		t.Errorf("message %q is not the text's", ce.Message)
+	}
+	if exp.Actions != nil && !slices.Equal(ce.AvailableActions, exp.Actions) {
+		t.Errorf("actions = %q, want %q", ce.AvailableActions, exp.Actions)
+	}
+	if exp.Details != nil {
+		var want abi.Details
+		if err := json.Unmarshal(exp.Details, &want); err != nil {
+			t.Fatal(err)
+		}
+		// XML carries no types: a number detail parses back as its text.
+		if !reflect.DeepEqual(ce.Details, want) {
+			t.Errorf("details = %#v, want %#v", ce.Details, want)
+		}
+	}
+	if exp.RetryAfter != nil && (ce.RetryAfter == nil || *ce.RetryAfter != *exp.RetryAfter) {
+		t.Errorf("retryAfter = %v, want %v", ce.RetryAfter, *exp.RetryAfter)
+	}
+	if exp.Kind != "validation_error" {
+		return
+	}
+	names := make([]string, len(ce.Fields))
+	for i, f := range ce.Fields {
+		names[i] = f.Name
+		if !strings.Contains(got[0], "\n<field name=\""+escapeAttr(f.Name)+"\">"+escapeContent(f.Message)+"</field>\n") {
+			t.Errorf("field %+v is not one of the text's", f)
+		}
+	}
+	if !slices.Equal(names, exp.Fields) {
+		t.Errorf("fields = %q, want %q", names, exp.Fields)
+	}
+	if ce.Recovery == nil || *ce.Recovery != validationRecovery {
+		t.Errorf("recovery = %v", ce.Recovery)
+	}
+	env, err := h.Parse(ctx, got[0])
+	if err != nil || env == nil {
+		t.Fatalf("parse: %v %v", env, err)
+	}
+	contract := ""
+	if env.Contract != nil {
+		contract = env.Contract.MaxSeverity
+		if env.Contract.Tool != c.Tool || env.Contract.Action != c.Tool || env.Contract.ChangeCount != len(env.Contract.Changes) {
+			t.Errorf("contract = %+v", env.Contract)
+		}
+	}
+	if env.Action != c.Tool || contract != exp.Contract {
+		t.Errorf("action %q, contract awareness %q; want %q, %q", env.Action, contract, c.Tool, exp.Contract)
+	}
+}
+
+// checkPayload checks that text is JSON with the value of want.
+func checkPayload(t *testing.T, text string, want json.RawMessage) {
+	t.Helper()
+	var got, w any
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Errorf("payload is not JSON: %v", err)
+		return
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatalf("expect.payload: %v", err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		t.Errorf("payload = %s, want %s", text, want)
+	}
+}
+
+// escapeContent and escapeAttr are docs/CONTRACT.md's CONTENT() and ATTR(),
+// enough for the scenario's texts.
+func escapeContent(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", "]]>", "]]&gt;").Replace(s)
+}
+
+func escapeAttr(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// TestBilling_ScenarioFile checks examples/scenario.json: its layout is the
+// one -update writes (so a rewrite changes only answers), names are unique
+// within a session, and each expectation fits its kind and answer.
+func TestBilling_ScenarioFile(t *testing.T) {
+	sc := loadScenario(t)
+	data, err := os.ReadFile(scenarioPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, err := sc.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encoded, data) {
+		t.Errorf("%s is not in the layout -update writes; it should read:\n%s", scenarioPath, encoded)
+	}
+	if len(sc.Sessions) == 0 {
+		t.Fatal("no session")
+	}
+	for i, sess := range sc.Sessions {
+		seen := map[string]bool{}
+		for _, c := range sess.Calls {
+			if seen[c.Name] {
+				t.Errorf("%s: two calls named %q", sess.Name, c.Name)
+			}
+			seen[c.Name] = true
+			if c.Readme && i != 0 {
+				t.Errorf("%s/%s: the transcript shows calls of the first session only", sess.Name, c.Name)
+			}
+			exp := c.expectation(t)
+			isError := exp.Kind == "tool_error" || exp.Kind == "validation_error"
+			hasPayload := exp.Kind == "success" || exp.Kind == "warning"
+			switch {
+			case !isError && !hasPayload:
+				t.Errorf("%s/%s: kind %q", sess.Name, c.Name, exp.Kind)
+			case hasPayload != (exp.Payload != nil):
+				t.Errorf("%s/%s: a payload goes with success and warning only", sess.Name, c.Name)
+			case (exp.Kind == "validation_error") != (exp.Fields != nil):
+				t.Errorf("%s/%s: fields go with validation_error only", sess.Name, c.Name)
+			case exp.Contract != "" && exp.Kind != "validation_error":
+				t.Errorf("%s/%s: contract goes with validation_error only", sess.Name, c.Name)
+			case exp.Kind != "success" && (exp.Code == "" || exp.Severity == ""):
+				t.Errorf("%s/%s: %s needs code and severity", sess.Name, c.Name, exp.Kind)
+			case c.Answer.IsError != isError || len(c.Answer.Content) == 0:
+				t.Errorf("%s/%s: answer isError %v with %d blocks for kind %s", sess.Name, c.Name, c.Answer.IsError, len(c.Answer.Content), exp.Kind)
+			}
+		}
 	}
 }
 
 // TestBilling_Readme checks that the transcript in examples/README.md is
-// what the scenario asserts, step for step.
+// the scenario's calls marked readme, with their answers; with -update it
+// rewrites the transcript instead.
 func TestBilling_Readme(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc := loadScenario(t)
 	var entries []string
-	for _, tc := range scenario {
-		if tc.readme {
-			entries = append(entries, transcriptEntry(tc))
+	for _, c := range sc.Sessions[0].Calls {
+		if c.Readme {
+			entries = append(entries, transcriptEntry(c))
 		}
 	}
 	transcript := "```text\n" + strings.Join(entries, "\n") + "```\n"
-	if !strings.Contains(string(readme), transcript) {
-		t.Errorf("examples/README.md does not hold the transcript; it should read:\n%s", transcript)
+	if strings.Contains(string(readme), transcript) {
+		return
 	}
+	if *update {
+		// The transcript is the first text block after the heading.
+		const heading = "\n## What the calls return\n"
+		h := bytes.Index(readme, []byte(heading))
+		start := -1
+		if h >= 0 {
+			start = bytes.Index(readme[h:], []byte("\n```text\n"))
+		}
+		if start < 0 {
+			t.Fatalf("%s: no text block after %q", readmePath, strings.TrimSpace(heading))
+		}
+		start += h + 1
+		end := bytes.Index(readme[start+len("```text\n"):], []byte("\n```\n"))
+		if end < 0 {
+			t.Fatalf("%s: the transcript block does not end", readmePath)
+		}
+		end += start + len("```text\n") + len("\n```\n")
+		out := append(append(append([]byte{}, readme[:start]...), transcript...), readme[end:]...)
+		if err := os.WriteFile(readmePath, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote the transcript in %s", readmePath)
+		return
+	}
+	t.Errorf("examples/README.md does not hold the transcript; it should read:\n%s", transcript)
 }
 
 // TestBilling_SharedFiles checks that the embedded schemas.json and
@@ -479,43 +537,6 @@ func TestBilling_ServersFile(t *testing.T) {
 	}
 }
 
-func runStep(t *testing.T, h *host.Host, session *mcp.ClientSession, tc step) {
-	t.Helper()
-	ctx := context.Background()
-	params := &mcp.CallToolParams{Name: tc.tool}
-	if tc.args != "" {
-		params.Arguments = json.RawMessage(tc.args)
-	}
-	res, err := session.CallTool(ctx, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := texts(t, res); !slices.Equal(got, tc.want) {
-		t.Errorf("content:\n%s\nwant:\n%s", strings.Join(got, "\n----\n"), strings.Join(tc.want, "\n----\n"))
-	}
-	if res.IsError != tc.isError {
-		t.Errorf("isError = %v, want %v", res.IsError, tc.isError)
-	}
-	err = h.CheckResult(ctx, res)
-	if !tc.isError {
-		if err != nil {
-			t.Errorf("CheckResult = %v, want nil", err)
-		}
-		return
-	}
-	var ce *host.ClientError
-	if !errors.As(err, &ce) {
-		t.Fatalf("CheckResult = %v, want a *host.ClientError", err)
-	}
-	if ce.Kind != tc.kind || ce.Code != tc.code || ce.Severity != tc.severity || (ce.Recovery != nil) != tc.recovery {
-		t.Errorf("CheckResult: kind %q code %q severity %q recovery %v; want %q %q %q %v",
-			ce.Kind, ce.Code, ce.Severity, ce.Recovery != nil, tc.kind, tc.code, tc.severity, tc.recovery)
-	}
-	if tc.check != nil {
-		tc.check(t, ce)
-	}
-}
-
 // texts returns the text of every content block; any other block fails.
 func texts(t *testing.T, res *mcp.CallToolResult) []string {
 	t.Helper()
@@ -532,10 +553,10 @@ func texts(t *testing.T, res *mcp.CallToolResult) []string {
 
 // transcriptEntry is one call as examples/README.md shows it: the call,
 // isError, and each content block's text.
-func transcriptEntry(tc step) string {
+func transcriptEntry(c call) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "> %s %s\nisError: %v\n", tc.tool, tc.args, tc.isError)
-	for i, text := range tc.want {
+	fmt.Fprintf(&b, "> %s %s\nisError: %v\n", c.Tool, c.args(), c.Answer.IsError)
+	for i, text := range c.Answer.Content {
 		fmt.Fprintf(&b, "content[%d]:\n%s\n", i, text)
 	}
 	return b.String()

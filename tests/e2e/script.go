@@ -1,107 +1,105 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
+	"os"
+	"reflect"
+	"slices"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
 )
 
-// call is one tools/call of the script and what its answer must say.
+// scenarioPath is the billing scenario: the calls every example server
+// plays, each with its exact answer and what that answer must mean. The Go
+// server's test rewrites its answers (go test ./examples/go -run
+// TestBilling_Scenario -update).
+const scenarioPath = "examples/scenario.json"
+
+// scenarioSession is one server process of the scenario.
+type scenarioSession struct {
+	name  string
+	calls []call
+}
+
+// call is one tools/call and what its answer must be. The quickstarts'
+// calls fill in tool and args only.
 type call struct {
-	tool, args string
-	kind       string // success, warning, tool_error, validation_error
-	code       string // tool_error: the code
-	severity   string // tool_error: the severity
-	fields     string // validation_error: field names, comma-separated
-	contract   string // validation_error: the awareness block's max severity, "" for none
-	payload    string // success and warning: the JSON payload block, exactly
-	recovery   bool   // tool_error: whether the envelope carries a recovery
+	name       string
+	tool, args string // args: the arguments as JSON text, "" for none
+	expect     expectation
+	want       answer // the exact answer
 }
 
-const (
-	inv1 = `{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}`
-	inv2 = `{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}`
-	inv3 = `{"id":"inv_003","status":"open","amount":9.99,"currency":"USD"}`
-)
-
-func ok(tool, args, payload string) call {
-	return call{tool: tool, args: args, kind: "success", payload: payload}
+// expectation is a call's expect in examples/scenario.json.
+type expectation struct {
+	Kind       string          `json:"kind"` // success, warning, tool_error, validation_error
+	Code       string          `json:"code"`
+	Severity   string          `json:"severity"`
+	Recovery   bool            `json:"recovery"` // whether the envelope carries a recovery
+	Message    *string         `json:"message"`
+	Actions    []string        `json:"actions"`
+	Details    json.RawMessage `json:"details"`
+	RetryAfter *float64        `json:"retryAfter"`
+	Fields     []string        `json:"fields"`   // validation_error: the field names, in order
+	Contract   string          `json:"contract"` // validation_error: the awareness block's max severity, "" for none
+	Payload    json.RawMessage `json:"payload"`  // success and warning: the JSON value of the last block
 }
 
-// toolErr expects a tool error with a recovery; bare expects one without
-// (the demo's FORBIDDEN and amount mismatch give none).
-func toolErr(tool, args, code, severity string) call {
-	return call{tool: tool, args: args, kind: "tool_error", code: code, severity: severity, recovery: true}
-}
-
-func bare(tool, args, code, severity string) call {
-	return call{tool: tool, args: args, kind: "tool_error", code: code, severity: severity}
-}
-
-func invalid(tool, args, fields, contract string) call {
-	return call{tool: tool, args: args, kind: "validation_error", fields: fields, contract: contract}
-}
-
-// mainSession plays every behaviour of the billing demo on one process.
-var mainSession = []call{
-	ok("billing.get_invoice", `{"id":"inv_001"}`, inv1),
-	toolErr("billing.get_invoice", `{"id":"inv_999"}`, "NOT_FOUND", "error"),
-	invalid("billing.get_invoice", `{"id":"INV-1"}`, "id", ""),
-	invalid("billing.get_invoice", `{}`, "id", ""),
-	invalid("billing.get_invoice", `{"id":"inv_001","verbose":true}`, "(root)", ""),
-	invalid("billing.get_invoice", `{"id":42}`, "id", ""),
-	ok("billing.list_invoices", `{}`, `{"invoices":[`+inv1+`,`+inv2+`,`+inv3+`]}`),
-	ok("billing.list_invoices", `{"status":"open"}`, `{"invoices":[`+inv1+`,`+inv3+`]}`),
-	ok("billing.list_invoices", `{"status":"paid"}`, `{"invoices":[`+inv2+`]}`),
-	ok("billing.list_invoices", `{"limit":1}`, `{"invoices":[`+inv1+`]}`),
-	invalid("billing.list_invoices", `{"limit":0}`, "limit", "RISKY"),
-	invalid("billing.list_invoices", `{"limit":500}`, "limit", "RISKY"),
-	invalid("billing.list_invoices", `{"limit":1.5}`, "limit", "RISKY"),
-	invalid("billing.list_invoices", `{"status":"draft"}`, "status", "RISKY"),
-	{tool: "billing.list_invoices", args: `{"page_size":2}`, kind: "warning", payload: `{"invoices":[` + inv1 + `,` + inv2 + `]}`},
-	{tool: "billing.list_invoices", args: `{"page_size":5,"status":"open"}`, kind: "warning", payload: `{"invoices":[` + inv1 + `,` + inv3 + `]}`},
-	invalid("billing.list_invoices", `{"page_size":101,"status":"draft"}`, "page_size,status", "RISKY"),
-	bare("billing.void_invoice", `{"id":"inv_001"}`, "FORBIDDEN", "critical"),
-	invalid("billing.void_invoice", `{"id":"nope"}`, "id", ""),
-	invalid("billing.void_invoice", `{}`, "id", ""),
-	toolErr("billing.export_invoices", `{}`, "INTERNAL_ERROR", "error"),
-	invalid("billing.export_invoices", `{"format":"csv","since":"2026"}`, "(root)", ""),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":120.5}`, "currency", "BREAKING"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":0,"currency":"EUR"}`, "amount", "BREAKING"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":-1,"currency":"EUR"}`, "amount", "BREAKING"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":120.5,"currency":"GBP"}`, "currency", "BREAKING"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":"120.5","currency":"EUR"}`, "amount", "BREAKING"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":120.5,"currency":"EUR","note":"x"}`, "(root)", "BREAKING"),
-	invalid("billing.pay_invoice", `{}`, "id,amount,currency", "BREAKING"),
-	ok("billing.pay_invoice", `{"id":"inv_001","amount":120.5,"currency":"EUR"}`, `{"id":"inv_001","status":"paid","paid":120.5,"currency":"EUR"}`),
-	toolErr("billing.pay_invoice", `{"id":"inv_002","amount":75,"currency":"USD"}`, "CONFLICT", "error"),
-	bare("billing.pay_invoice", `{"id":"inv_003","amount":10,"currency":"USD"}`, "VALIDATION_ERROR", "error"),
-	toolErr("billing.pay_invoice", `{"id":"inv_999","amount":1,"currency":"EUR"}`, "RATE_LIMITED", "error"),
-	toolErr("billing.pay_invoice", `{"id":"inv_003","amount":9.99,"currency":"USD"}`, "RATE_LIMITED", "error"),
-	invalid("billing.pay_invoice", `{"id":"inv_001","amount":-5,"currency":"EUR"}`, "amount", "BREAKING"),
-	ok("billing.get_invoice", `{"id":"inv_001"}`, `{"id":"inv_001","status":"paid","amount":120.5,"currency":"EUR"}`),
-	ok("billing.get_invoice", `{"id":"inv_003"}`, inv3),
-	ok("billing.list_invoices", `{"status":"open"}`, `{"invoices":[`+inv3+`]}`),
-	ok("billing.list_invoices", `{"status":"paid","limit":1}`, `{"invoices":[{"id":"inv_001","status":"paid","amount":120.5,"currency":"EUR"}]}`),
-	toolErr("billing.export_invoices", `{}`, "INTERNAL_ERROR", "error"),
-	bare("billing.void_invoice", `{"id":"inv_002"}`, "FORBIDDEN", "critical"),
-	toolErr("billing.get_invoice", `{"id":"inv_000"}`, "NOT_FOUND", "error"),
-}
-
-// freshSession starts a new process: the data and the rate limit reset.
-var freshSession = []call{
-	ok("billing.get_invoice", `{"id":"inv_001"}`, inv1),
-	toolErr("billing.pay_invoice", `{"id":"inv_999","amount":1,"currency":"EUR"}`, "NOT_FOUND", "error"),
-	ok("billing.pay_invoice", `{"id":"inv_003","amount":9.99,"currency":"USD"}`, `{"id":"inv_003","status":"paid","paid":9.99,"currency":"USD"}`),
-	bare("billing.pay_invoice", `{"id":"inv_001","amount":120.5,"currency":"USD"}`, "VALIDATION_ERROR", "error"),
+// loadScenario reads examples/scenario.json.
+func loadScenario() ([]scenarioSession, error) {
+	var file struct {
+		Sessions []struct {
+			Name  string `json:"name"`
+			Calls []struct {
+				Name      string          `json:"name"`
+				Tool      string          `json:"tool"`
+				Arguments json.RawMessage `json:"arguments"`
+				Expect    expectation     `json:"expect"`
+				Answer    struct {
+					IsError bool     `json:"isError"`
+					Content []string `json:"content"`
+				} `json:"answer"`
+			} `json:"calls"`
+		} `json:"sessions"`
+	}
+	raw, err := os.ReadFile(scenarioPath)
+	if err == nil {
+		err = json.Unmarshal(raw, &file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", scenarioPath, err)
+	}
+	var out []scenarioSession
+	for _, s := range file.Sessions {
+		sess := scenarioSession{name: s.Name}
+		for _, c := range s.Calls {
+			args := ""
+			if c.Arguments != nil {
+				var b bytes.Buffer
+				if err := json.Compact(&b, c.Arguments); err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", scenarioPath, c.Name, err)
+				}
+				args = b.String()
+			}
+			sess.calls = append(sess.calls, call{name: c.Name, tool: c.Tool, args: args, expect: c.Expect,
+				want: answer{IsError: c.Answer.IsError, Texts: c.Answer.Content}})
+		}
+		out = append(out, sess)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no session", scenarioPath)
+	}
+	return out, nil
 }
 
 // check verifies an answer against the call's expectation, reading its
 // envelope with toolerr's parser.
 func (c call) check(ctx context.Context, h *host.Host, a answer) error {
+	e := c.expect
 	if a.Err != "" {
 		return fmt.Errorf("protocol error %s", a.Err)
 	}
@@ -112,24 +110,44 @@ func (c call) check(ctx context.Context, h *host.Host, a answer) error {
 	if err != nil {
 		return err
 	}
-	switch c.kind {
+	switch e.Kind {
 	case "success":
-		if a.IsError || len(a.Texts) != 1 || a.Texts[0] != c.payload || env != nil {
-			return fmt.Errorf("want success %s", c.payload)
+		if a.IsError || len(a.Texts) != 1 || env != nil {
+			return fmt.Errorf("want one success block")
 		}
+		return samePayload(a.Texts[0], e.Payload)
 	case "warning":
-		if a.IsError || len(a.Texts) != 2 || a.Texts[1] != c.payload {
-			return fmt.Errorf("want a warning block then %s, isError false", c.payload)
+		if a.IsError || len(a.Texts) != 2 {
+			return fmt.Errorf("want a warning block then the payload, isError false")
 		}
-		if env == nil || env.Kind != "tool_error" || env.Code != "DEPRECATED" || env.Severity != "warning" || env.IsError || env.Recovery == nil {
-			return fmt.Errorf("want a DEPRECATED warning, parsed %+v", env)
+		if env == nil || env.Kind != "tool_error" || env.Code != e.Code || env.Severity != e.Severity || env.IsError || (env.Recovery != nil) != e.Recovery {
+			return fmt.Errorf("want a %s/%s warning, parsed %+v", e.Code, e.Severity, env)
 		}
+		return samePayload(a.Texts[1], e.Payload)
 	case "tool_error":
-		if !a.IsError || env == nil || env.Kind != "tool_error" || env.Code != c.code || env.Severity != c.severity {
-			return fmt.Errorf("want %s/%s, parsed %s", c.code, c.severity, describe(env))
+		if !a.IsError || env == nil || env.Kind != "tool_error" || env.Code != e.Code || env.Severity != e.Severity {
+			return fmt.Errorf("want %s/%s, parsed %s", e.Code, e.Severity, describe(env))
 		}
-		if hasRecovery := env.Recovery != nil && *env.Recovery != ""; hasRecovery != c.recovery {
-			return fmt.Errorf("recovery present: %v, want %v", hasRecovery, c.recovery)
+		if hasRecovery := env.Recovery != nil && *env.Recovery != ""; hasRecovery != e.Recovery {
+			return fmt.Errorf("recovery present: %v, want %v", hasRecovery, e.Recovery)
+		}
+		if e.Message != nil && env.Message != *e.Message {
+			return fmt.Errorf("message %q, want %q", env.Message, *e.Message)
+		}
+		if e.Actions != nil && !slices.Equal(env.AvailableActions, e.Actions) {
+			return fmt.Errorf("actions %q, want %q", env.AvailableActions, e.Actions)
+		}
+		if e.Details != nil {
+			var want abi.Details
+			if err := json.Unmarshal(e.Details, &want); err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(env.Details, want) {
+				return fmt.Errorf("details %v, want %s", env.Details, e.Details)
+			}
+		}
+		if e.RetryAfter != nil && (env.RetryAfter == nil || *env.RetryAfter != *e.RetryAfter) {
+			return fmt.Errorf("retryAfter %v, want %v", env.RetryAfter, *e.RetryAfter)
 		}
 	case "validation_error":
 		if !a.IsError || env == nil || env.Kind != "validation_error" || env.Action != c.tool || env.Recovery == nil {
@@ -139,16 +157,33 @@ func (c call) check(ctx context.Context, h *host.Host, a answer) error {
 		for i, f := range env.Fields {
 			names[i] = f.Name
 		}
-		if strings.Join(names, ",") != c.fields {
-			return fmt.Errorf("fields %v, want %s", names, c.fields)
+		if !slices.Equal(names, e.Fields) {
+			return fmt.Errorf("fields %v, want %v", names, e.Fields)
 		}
 		got := ""
 		if env.Contract != nil {
 			got = env.Contract.MaxSeverity
 		}
-		if got != c.contract {
-			return fmt.Errorf("contract awareness %q, want %q", got, c.contract)
+		if got != e.Contract {
+			return fmt.Errorf("contract awareness %q, want %q", got, e.Contract)
 		}
+	default:
+		return fmt.Errorf("%s: unknown kind %q", scenarioPath, e.Kind)
+	}
+	return nil
+}
+
+// samePayload checks that text is JSON with the value of want.
+func samePayload(text string, want json.RawMessage) error {
+	var got, w any
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		return fmt.Errorf("payload is not JSON: %v", err)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		return fmt.Errorf("%s: payload: %v", scenarioPath, err)
+	}
+	if !reflect.DeepEqual(got, w) {
+		return fmt.Errorf("payload %s, want %s", text, want)
 	}
 	return nil
 }
@@ -158,4 +193,12 @@ func describe(env *abi.Envelope) string {
 		return "no envelope"
 	}
 	return fmt.Sprintf("%s %s/%s", env.Kind, env.Code, env.Severity)
+}
+
+// sameAnswer says how got differs from want, or "" when they are the same.
+func sameAnswer(got, want answer) string {
+	if got.String() == want.String() {
+		return ""
+	}
+	return fmt.Sprintf("--- got\n%s\n--- want\n%s", got, want)
 }

@@ -1,145 +1,201 @@
-//! The hostile ABI requests of the security issue, sent as raw request bytes
-//! through `Host::call_raw`: each one is refused with the expected typed error
-//! (or answered correctly) within a bound, and the very next valid call on the
-//! same instance still answers exactly.
+//! The hostile ABI requests of tests/hostile/corpus.json, sent as raw request
+//! bytes through `Host::call_raw`: each one gets the corpus's outcome (a typed
+//! refusal, or an answer) within its bound, and the very next valid call on
+//! the same instance still answers exactly.
 
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use toolerr::{ErrorCode, Host, Options};
 
-const MAX_REQUEST_BYTES: usize = 4194304;
-const BOUND: Duration = Duration::from_secs(10);
-const REQUIRED_ID: &str = "<tool_error code=\"MISSING_REQUIRED_FIELD\">\n<message>Required field \"id\" is missing.</message>\n<recovery>Provide the \"id\" parameter and retry.</recovery>\n</tool_error>";
-
-/// A `parse` request whose JSON text is exactly `size` bytes.
-fn parse_of_size(size: usize) -> Vec<u8> {
-    let (pre, post) = ("{\"text\":\"", "\"}");
-    let mut v = pre.as_bytes().to_vec();
-    v.resize(size - post.len(), b'a');
-    v.extend_from_slice(post.as_bytes());
-    assert_eq!(v.len(), size);
-    v
-}
-
-fn with_details(n: usize) -> Vec<u8> {
-    let body: Vec<String> = (0..n).map(|i| format!("\"k{i}\":1")).collect();
-    format!("{{\"code\":\"X\",\"message\":\"m\",\"details\":{{{}}}}}", body.join(",")).into_bytes()
-}
-
-fn rate(max: &str) -> Vec<u8> {
-    format!("{{\"max\":{max},\"windowSeconds\":60,\"retryAfter\":60}}").into_bytes()
-}
-
-enum Msg {
-    Any,
-    Exact(&'static str),
-    Contains(&'static str),
-    StartsWith(&'static str),
-}
-
-enum Want {
-    Err(ErrorCode, Msg),
-    Ok(fn(&str)),
-}
-
-fn null_envelope(out: &str) {
-    assert_eq!(out, r#"{"envelope":null}"#);
-}
-
-/// Pinned: 100,000 details (about 1 MB, at most 200,000 values) are answered, in order.
-fn hundred_thousand_details(out: &str) {
-    let v: serde_json::Value = serde_json::from_str(out).unwrap();
-    assert_eq!(v["isError"], serde_json::Value::Bool(true));
-    let text = v["content"][0]["text"].as_str().unwrap();
-    let lines: Vec<&str> = text
-        .split('\n')
-        .filter(|l| l.starts_with("  <detail key="))
-        .collect();
-    assert_eq!(lines.len(), 100_000);
-    assert_eq!(lines[0], "  <detail key=\"k0\">1</detail>");
-    assert_eq!(lines[99_999], "  <detail key=\"k99999\">1</detail>");
-}
-
-fn minus_zero_is_zero(out: &str) {
-    let v: serde_json::Value = serde_json::from_str(out).unwrap();
-    let text = v["content"][0]["text"].as_str().unwrap();
-    assert!(
-        text.starts_with("<tool_error code=\"RATE_LIMITED\" severity=\"error\">\n<message>Rate limit exceeded. Maximum 0 requests per 60s window.</message>"),
-        "{text}"
+fn load_corpus() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/hostile/corpus.json"
     );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// One {repeat, times, separator} run of a request; "{i}" is the run's index.
+fn run(spec: &serde_json::Map<String, Value>, out: &mut Vec<u8>) {
+    assert!(
+        spec.keys()
+            .all(|k| ["repeat", "times", "separator"].contains(&k.as_str())),
+        "{spec:?}"
+    );
+    let unit = spec["repeat"].as_str().expect("repeat");
+    let times = spec["times"].as_u64().expect("times") as usize;
+    let separator = spec.get("separator").and_then(Value::as_str).unwrap_or("");
+    let indexed = unit.contains("{i}");
+    for i in 0..times {
+        if i > 0 {
+            out.extend_from_slice(separator.as_bytes());
+        }
+        if indexed {
+            out.extend_from_slice(unit.replace("{i}", &i.to_string()).as_bytes());
+        } else {
+            out.extend_from_slice(unit.as_bytes());
+        }
+    }
+}
+
+/// A corpus request or response as bytes: a string's text, base64, or parts.
+fn build(spec: &Value) -> Vec<u8> {
+    if let Some(s) = spec.as_str() {
+        return s.as_bytes().to_vec();
+    }
+    if let Some(b64) = spec.get("base64") {
+        return base64_decode(b64.as_str().expect("base64 text"));
+    }
+    let mut out = Vec::new();
+    for part in spec["parts"].as_array().expect("parts") {
+        match part {
+            Value::String(s) => out.extend_from_slice(s.as_bytes()),
+            Value::Object(run_spec) => run(run_spec, &mut out),
+            other => panic!("a part is a string or a run, got {other}"),
+        }
+    }
+    if let Some(size) = spec.get("size") {
+        assert_eq!(out.len() as u64, size.as_u64().unwrap(), "built size");
+    }
+    out
+}
+
+/// Standard base64 (the corpus holds a few bytes that are not UTF-8).
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in text.bytes().filter(|&c| c != b'=') {
+        let v = ALPHABET
+            .iter()
+            .position(|&a| a == c)
+            .expect("base64 character") as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// How an outcome differs from the case's, or None. Every engine here is
+/// wasm, so a tolerated TRAP is allowed.
+fn problem(case: &Value, got: &Result<String, toolerr::Error>) -> Option<String> {
+    let tolerated = |code: &str| {
+        case.get("tolerate")
+            .and_then(Value::as_array)
+            .is_some_and(|t| t.iter().any(|c| c == code))
+    };
+    if let Err(e) = got {
+        if tolerated(e.code.as_str()) {
+            return None;
+        }
+    }
+    if let Some(want) = case.get("error") {
+        let code = want["code"].as_str().unwrap();
+        let e = match got {
+            Ok(out) => {
+                return Some(format!(
+                    "a response ({}), want {code}",
+                    &out[..out.len().min(100)]
+                ));
+            }
+            Err(e) => e,
+        };
+        let message = e.message.as_str();
+        if e.code.as_str() != code {
+            return Some(format!("{e}, want {code}"));
+        }
+        if let Some(m) = want.get("message").and_then(Value::as_str) {
+            if message != m {
+                return Some(format!("message {message:?}, want {m:?}"));
+            }
+        }
+        if let Some(m) = want.get("messageContains").and_then(Value::as_str) {
+            if !message.contains(m) {
+                return Some(format!("message {message:?}, want one containing {m:?}"));
+            }
+        }
+        if let Some(m) = want.get("messagePrefix").and_then(Value::as_str) {
+            if !message.starts_with(m) {
+                return Some(format!("message {message:?}, want one starting {m:?}"));
+            }
+        }
+        return None;
+    }
+    let out = match got {
+        Ok(out) => out,
+        Err(e) => return Some(format!("{e}, want a response")),
+    };
+    if !out.starts_with('{') || serde_json::from_str::<Value>(out).is_err() {
+        return Some(format!(
+            "response is not a JSON object: {}",
+            &out[..out.len().min(100)]
+        ));
+    }
+    if let Some(want) = case.get("response") {
+        if out.as_bytes() != build(want) {
+            return Some(format!("response {}", &out[..out.len().min(300)]));
+        }
+    }
+    None
 }
 
 #[test]
-fn hostile_requests_are_refused_in_bound_and_the_plugin_keeps_serving() {
-    use ErrorCode::{InvalidRequest, RequestTooLarge};
-    let mut sixty_four_mib = b"{\"text\":\"".to_vec();
-    sixty_four_mib.resize(sixty_four_mib.len() + 64 * 1024 * 1024, b'a');
-    sixty_four_mib.extend_from_slice(b"\"}");
-    let mut deep = vec![b'['; 100_000];
-    deep.extend(std::iter::repeat_n(b']', 100_000));
-
-    let cases: Vec<(&str, &str, Vec<u8>, Want)> = vec![
-        ("malformed JSON", "tool_error", b"{\"code\":".to_vec(),
-            Want::Err(InvalidRequest, Msg::Exact("tool_error: request is not valid JSON: unexpected end of input at offset 8"))),
-        ("wrong type", "tool_error", br#"{"code":"X","message":42}"#.to_vec(),
-            Want::Err(InvalidRequest, Msg::Exact(r#"tool_error: "message" must be a string, got number"#))),
-        ("missing required field", "tool_error", br#"{"code":"X"}"#.to_vec(),
-            Want::Err(InvalidRequest, Msg::Exact(r#"tool_error: "message" is required"#))),
-        ("just over maxRequestBytes", "parse", parse_of_size(MAX_REQUEST_BYTES + 1),
-            Want::Err(RequestTooLarge, Msg::Any)),
-        ("just under (at) maxRequestBytes", "parse", parse_of_size(MAX_REQUEST_BYTES),
-            Want::Ok(null_envelope)),
-        ("nested 100,000 deep", "tool_error", deep,
-            Want::Err(InvalidRequest, Msg::Contains("nesting deeper than 256"))),
-        ("64 MiB string", "parse", sixty_four_mib, Want::Err(RequestTooLarge, Msg::Any)),
-        ("1,000,000 details", "tool_error", with_details(1_000_000), Want::Err(RequestTooLarge, Msg::Any)),
-        ("100,000 details", "tool_error", with_details(100_000), Want::Ok(hundred_thousand_details)),
-        ("NaN", "rate_limited", rate("NaN"), Want::Err(InvalidRequest, Msg::Contains("not valid JSON"))),
-        ("Infinity", "rate_limited", rate("Infinity"), Want::Err(InvalidRequest, Msg::Contains("not valid JSON"))),
-        ("-Infinity", "rate_limited", rate("-Infinity"), Want::Err(InvalidRequest, Msg::Contains("not valid JSON"))),
-        ("1e999", "rate_limited", rate("1e999"),
-            Want::Err(InvalidRequest, Msg::Exact(r#"rate_limited: "max" must be a finite number"#))),
-        ("-0 renders as 0", "rate_limited", rate("-0"), Want::Ok(minus_zero_is_zero)),
-        ("$ref '#' schema", "validate", br##"{"action":"a","schema":{"$ref":"#"},"args":{}}"##.to_vec(),
-            Want::Err(InvalidRequest, Msg::StartsWith("validate: "))),
-    ];
-
+fn hostile_requests_get_the_corpus_outcome_in_bound_and_the_plugin_keeps_serving() {
+    let corpus = load_corpus();
     let host = Host::with_options(Options {
         max_instances: 1, // the next call runs on the instance the hostile one ran on
         ..Options::default()
     })
     .expect("host");
-    let expected_next = serde_json::json!({"content": [{"type": "text", "text": REQUIRED_ID}], "isError": true});
+    let next = &corpus["next"];
+    let (next_export, next_request) = (next["export"].as_str().unwrap(), build(&next["request"]));
+    let want_next = String::from_utf8(build(&next["response"])).unwrap();
+    let default_bound = corpus["maxSeconds"].as_f64().unwrap();
+    let cases = corpus["cases"].as_array().expect("cases");
+    let mut failures = Vec::new();
     let mut count = 0;
-    for (name, export, request, want) in &cases {
+    let mut traps = 0;
+    for case in cases {
+        let name = case["description"].as_str().unwrap();
+        let request = build(&case["request"]);
         count += 1;
         let started = Instant::now();
-        let got = host.call_raw(export, request);
+        let got = host.call_raw(case["export"].as_str().unwrap(), &request);
         let elapsed = started.elapsed();
-        assert!(elapsed < BOUND, "{name}: took {elapsed:?}");
-        match (want, got) {
-            (Want::Ok(check), Ok(out)) => check(&out),
-            (Want::Ok(_), Err(e)) => panic!("{name}: unexpected error {e}"),
-            (Want::Err(code, msg), Err(e)) => {
-                assert_eq!(&e.code, code, "{name}: {e}");
-                match msg {
-                    Msg::Any => {}
-                    Msg::Exact(m) => assert_eq!(e.message, *m, "{name}"),
-                    Msg::Contains(m) => assert!(e.message.contains(m), "{name}: {e}"),
-                    Msg::StartsWith(m) => assert!(e.message.starts_with(m), "{name}: {e}"),
-                }
-            }
-            (Want::Err(code, _), Ok(out)) => {
-                panic!("{name}: expected {code}, got {}", &out[..out.len().min(100)])
-            }
+        let bound = Duration::from_secs_f64(
+            case.get("maxSeconds")
+                .and_then(Value::as_f64)
+                .unwrap_or(default_bound),
+        );
+        if elapsed > bound {
+            failures.push(format!("{name}: took {elapsed:?}, over {bound:?}"));
         }
-        let next = host
-            .call_raw("required_field", br#"{"field":"id"}"#)
+        if let Some(p) = problem(case, &got) {
+            failures.push(format!("{name}: {p}"));
+        }
+        if matches!(&got, Err(e) if e.code == ErrorCode::Trap) {
+            eprintln!("{name}: TRAP (tolerated)");
+            traps += 1;
+        }
+        let after = host
+            .call_raw(next_export, &next_request)
             .unwrap_or_else(|e| panic!("after {name}: {e}"));
-        let next: serde_json::Value = serde_json::from_str(&next).unwrap();
-        assert_eq!(next, expected_next, "after {name}");
+        assert_eq!(after, want_next, "after {name}");
     }
     eprintln!("hostile requests sent: {count}");
     assert_eq!(count, cases.len());
-    assert_eq!(host.live_instances(), 1, "no hostile request discarded the instance");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A trap replaces the instance; otherwise the one instance served them all.
+    assert_eq!(
+        host.live_instances(),
+        1,
+        "one live instance after {traps} trap(s)"
+    );
 }

@@ -10,47 +10,36 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ClientError, parse, throwOnError } from 'toolerr';
+import { ClientError, contractDiff, parse, throwOnError } from 'toolerr';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const venv = process.env.TOOLERR_VENV ?? join(root, '.venv');
 const python = join(venv, 'bin', 'python');
 const serverPath = join(root, 'examples', 'python', 'billing_server.py');
 
-const PAY_GBP = `<validation_error action="billing.pay_invoice">
-<field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>
-<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+// The calls and their exact answers are the billing scenario's
+// (examples/scenario.json), which every server must answer alike.
+const scenario = JSON.parse(readFileSync(join(root, 'examples', 'scenario.json'), 'utf8'));
+const defs = JSON.parse(readFileSync(join(root, 'examples', 'schemas.json'), 'utf8'));
+const lockfile = JSON.parse(readFileSync(join(root, 'examples', 'billing.lock.json'), 'utf8'));
 
+// callNamed finds a call of the scenario by its name.
+function callNamed(name) {
+  for (const session of scenario.sessions) {
+    const found = session.calls.find((c) => c.name === name);
+    if (found) return found;
+  }
+  throw new Error(`examples/scenario.json has no call named ${JSON.stringify(name)}`);
+}
 
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>
-</validation_error>`;
-const INTERNAL = `<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>`;
+// docs/CONTRACT.md's CONTENT(), enough for the scenario's texts.
+const content = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll(']]>', ']]&gt;');
 
 // requirePython fails, saying how to prepare it, unless the venv runs the server's imports.
 function requirePython() {
@@ -62,12 +51,18 @@ function requirePython() {
   }
 }
 
-// failure calls a tool and returns the ClientError throwOnError must throw.
-async function failure(client, name, args) {
-  const result = await client.callTool({ name, arguments: args });
+// failure makes the scenario's call and returns the ClientError throwOnError
+// must throw, once the texts are the scenario's answer and the recovery and
+// message read back are the text's.
+async function failure(client, call) {
+  const result = await client.callTool({ name: call.tool, arguments: call.arguments });
   const err = await throwOnError(result).then(() => null, (e) => e);
-  assert.ok(err instanceof ClientError, `${name}: throwOnError gave ${err}`);
+  assert.ok(err instanceof ClientError, `${call.tool}: throwOnError gave ${err}`);
   assert.equal(err.raw, result);
+  assert.deepEqual(err.raw.content.map((c) => c.text), call.answer.content);
+  assert.equal(err.recovery !== null, call.expect.recovery);
+  if (err.recovery !== null) assert.ok(call.answer.content[0].includes(`\n<recovery>${content(err.recovery)}</recovery>\n`), err.recovery);
+  if (call.expect.kind === 'tool_error') assert.ok(call.answer.content[0].includes(`\n<message>${content(err.message)}</message>\n`), err.message);
   return err;
 }
 
@@ -83,67 +78,73 @@ test('the Node client against the Python server', async (t) => {
   assert.equal(client.getServerVersion()?.name, 'billing-python');
 
   await t.test('a success passes through', async () => {
-    const result = await client.callTool({ name: 'billing.get_invoice', arguments: { id: 'inv_001' } });
+    const call = callNamed('get an open invoice');
+    const result = await client.callTool({ name: call.tool, arguments: call.arguments });
     assert.equal(await throwOnError(result), result);
-    assert.deepEqual(result.content, [{ type: 'text', text: '{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}' }]);
+    assert.deepEqual(result.content, call.answer.content.map((text) => ({ type: 'text', text })));
     assert.equal(result.isError ?? false, false);
   });
 
   await t.test('NOT_FOUND, with recovery, next action and details', async () => {
-    const err = await failure(client, 'billing.get_invoice', { id: 'inv_999' });
+    const call = callNamed('get an unknown invoice is NOT_FOUND');
+    const { expect } = call;
+    const err = await failure(client, call);
     assert.deepEqual(
-      { kind: err.kind, code: err.code, severity: err.severity, message: err.message, recovery: err.recovery,
+      { kind: err.kind, code: err.code, severity: err.severity, message: err.message,
         availableActions: err.availableActions, details: err.details, retryAfter: err.retryAfter },
-      { kind: 'tool_error', code: 'NOT_FOUND', severity: 'error', message: 'No invoice with that ID',
-        recovery: 'List invoices first, then retry with a real ID', availableActions: ['billing.list_invoices'],
-        details: { requestedId: 'inv_999' }, retryAfter: null },
+      { kind: expect.kind, code: expect.code, severity: expect.severity, message: expect.message,
+        availableActions: expect.actions, details: expect.details, retryAfter: null },
     );
   });
 
   await t.test('the page_size warning rides the success path', async () => {
-    const result = await client.callTool({ name: 'billing.list_invoices', arguments: { page_size: 2 } });
+    const call = callNamed('page_size warns first and succeeds');
+    const result = await client.callTool({ name: call.tool, arguments: call.arguments });
     assert.equal(await throwOnError(result), result);
     assert.equal(result.isError, false);
-    assert.equal(result.content.length, 2);
+    assert.deepEqual(result.content.map((c) => c.text), call.answer.content);
     const warning = await parse(result.content[0].text);
-    assert.deepEqual([warning.code, warning.severity, warning.isError, warning.recovery],
-      ['DEPRECATED', 'warning', false, 'Call billing.list_invoices with limit instead']);
-    assert.equal(result.content[1].text, '{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}');
+    assert.deepEqual([warning.code, warning.severity, warning.isError], [call.expect.code, call.expect.severity, false]);
+    assert.ok(result.content[0].text.includes(`\n<recovery>${content(warning.recovery)}</recovery>\n`), warning.recovery);
+    assert.deepEqual(JSON.parse(result.content[1].text), call.expect.payload);
   });
 
   await t.test('a validation error carries the contract awareness block', async () => {
-    const err = await failure(client, 'billing.pay_invoice', { id: 'inv_003', amount: 9.99, currency: 'GBP' });
+    const call = callNamed('pay in an unsupported currency');
+    const err = await failure(client, call);
     assert.deepEqual(
-      { kind: err.kind, code: err.code, severity: err.severity, recovery: err.recovery, availableActions: err.availableActions,
-        details: err.details, action: err.action, fields: err.fields },
-      { kind: 'validation_error', code: 'VALIDATION_ERROR', severity: 'error',
-        recovery: 'Fix the fields above and call the tool again. Do not explain the error.', availableActions: [], details: {},
-        action: 'billing.pay_invoice',
-        fields: [{ name: 'currency', message: "Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'." }] },
+      { kind: err.kind, code: err.code, severity: err.severity, availableActions: err.availableActions,
+        details: err.details, action: err.action, fields: err.fields.map((f) => f.name) },
+      { kind: call.expect.kind, code: call.expect.code, severity: call.expect.severity, availableActions: [],
+        details: {}, action: call.tool, fields: call.expect.fields },
     );
+    for (const f of err.fields) assert.ok(call.answer.content[0].includes(`">${content(f.message)}</field>\n`), f.message);
+    // The change the awareness block names is what contract_diff of the lockfile says.
+    const tools = Object.keys(defs).sort().map((name) => ({ name, ...defs[name] }));
+    const { deltas } = await contractDiff(lockfile, tools);
+    const changes = deltas.filter((d) => d.field.includes(`actions.${call.tool}.`))
+      .map(({ severity, field, description, before, after }) => ({ severity, field, description, before, after }));
     assert.deepEqual(err.contract, {
-      tool: 'billing.pay_invoice', action: 'billing.pay_invoice', changeCount: 1, maxSeverity: 'BREAKING',
-      changes: [{ severity: 'BREAKING', field: 'actions.billing.pay_invoice.input.currency',
-        description: 'Required property "currency" was added to input', before: null, after: '{"enum":["EUR","USD"],"type":"string"}' }],
+      tool: call.tool, action: call.tool, changeCount: 1, maxSeverity: call.expect.contract, changes,
     });
-    assert.deepEqual(err.raw.content.map((c) => c.text), [PAY_GBP]);
   });
 
   await t.test('FORBIDDEN, critical, delivered intact', async () => {
-    const err = await failure(client, 'billing.void_invoice', { id: 'inv_001' });
+    const call = callNamed('void is FORBIDDEN, critical');
+    const err = await failure(client, call);
     assert.deepEqual(
       [err.kind, err.code, err.severity, err.message, err.recovery, err.availableActions, err.details],
-      ['tool_error', 'FORBIDDEN', 'critical', 'Voiding invoices requires the billing-admin role', null, [], {}],
+      [call.expect.kind, call.expect.code, call.expect.severity, call.expect.message, null, [], {}],
     );
   });
 
   await t.test('INTERNAL_ERROR naming the tool, no traceback', async () => {
-    const err = await failure(client, 'billing.export_invoices', {});
+    const call = callNamed('export fails with INTERNAL_ERROR naming the tool');
+    const err = await failure(client, call);
     assert.deepEqual(
       [err.kind, err.code, err.severity, err.message, err.availableActions, err.details],
-      ['tool_error', 'INTERNAL_ERROR', 'error', '[billing.export_invoices] exporter backend unavailable', [], {}],
+      [call.expect.kind, call.expect.code, call.expect.severity, call.expect.message, [], {}],
     );
     assert.match(err.recovery, /^This is an unexpected server-side failure/);
-    assert.deepEqual(err.raw.content.map((c) => c.text), [INTERNAL]);
   });
 });

@@ -1,13 +1,13 @@
 """The billing demo, played against the Python server as a real subprocess
 over stdio, with the SDK's own ClientSession.
 
-The scenario is the Go server's (examples/go/main_test.go), step for step and
-in the same order: the tool envelopes and success payloads are asserted
-byte for byte with the very texts the Go test asserts. A validation failure
-must be exactly what toolerr's ``validate`` export answers for that tool's
-shared schema and those arguments, followed, on the two tools changed since
-examples/billing.lock.json, by the Go test's contract awareness block
-(``payAwareness``, ``listAwareness``), with the fields named.
+The calls are the billing scenario of examples/scenario.json, session by
+session and in order: every content block is asserted byte for byte with the
+scenario's answer (the texts every server returns), then what the binding's
+``check_result`` reads back with the scenario's expectation. A validation
+failure must also be exactly what toolerr's ``validate`` export answers for
+that tool's shared schema and those arguments, given what ``contract_diff``
+says changed since examples/billing.lock.json.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,183 +29,45 @@ from mcp_types import TextContent
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "examples" / "python" / "billing_server.py"
 SCHEMAS: dict[str, Any] = json.loads((ROOT / "examples" / "schemas.json").read_text(encoding="utf-8"))
+LOCKFILE: Any = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
+# Sessions of calls, each with its arguments, its expectation (written by
+# hand) and its exact answer (rewritten from the Go server by
+# `go test ./examples/go -run TestBilling_Scenario -update`).
+SCENARIO: dict[str, Any] = json.loads((ROOT / "examples" / "scenario.json").read_text(encoding="utf-8"))
+VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
 
-VALIDATION_END = "\n</validation_error>"
-
-# The contract awareness blocks of examples/go/main_test.go (payAwareness,
-# listAwareness): the server diffs examples/billing.lock.json against its
-# tools at start-up, so validation errors of the two changed tools say what
-# changed.
-PAY_AWARENESS = """
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>"""
-
-LIST_AWARENESS = """
+TOOLS = [{"name": n, "description": SCHEMAS[n]["description"], "inputSchema": SCHEMAS[n]["inputSchema"]} for n in SCHEMAS]
+DELTAS: list[dict[str, Any]] = toolerr.contract_diff(LOCKFILE, TOOLS)["deltas"]
 
 
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.list_invoices" has changed since your last calibration.</system_note>
-  <action>billing.list_invoices</action>
-  <change_count>1</change_count>
-  <max_severity>RISKY</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
-      <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
-      <before>500</before>
-      <after>100</after>
-    </change>
-  </contract_changes>
-</contract_awareness>"""
-
-AWARENESS = {"billing.pay_invoice": PAY_AWARENESS, "billing.list_invoices": LIST_AWARENESS}
-
-INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>"""
+def changes_of(tool: str) -> list[dict[str, Any]]:
+    """The changes a <contract_awareness> of the tool names: the lockfile's
+    BREAKING and RISKY deltas that concern it, in order (at most 5)."""
+    kept = [
+        d
+        for d in DELTAS
+        if d["severity"] in ("BREAKING", "RISKY") and ("actions." not in d["field"] or f"actions.{tool}" in d["field"])
+    ]
+    return [{k: d[k] for k in ("severity", "field", "description", "before", "after")} for d in kept[:5]]
 
 
-def not_found(invoice_id: str) -> str:
-    return f"""<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">{invoice_id}</detail>
-</details>
-</tool_error>"""
+def call_named(name: str) -> dict[str, Any]:
+    """A call of the scenario, by its name."""
+    for session in SCENARIO["sessions"]:
+        for call in session["calls"]:
+            if call["name"] == name:
+                return call
+    raise LookupError(f"examples/scenario.json has no call named {name!r}")
 
 
-@dataclass
-class Step:
-    name: str
-    tool: str
-    args: dict[str, Any] | None
-    want: list[str] | None = None  # every content block; None: a validation error
-    is_error: bool = False
-    code: str | None = None  # what check_result reads back from an error
-    invalid: list[str] = field(default_factory=list)  # fields a validation error names
-    check: Any = None
+def content(text: str) -> str:
+    """docs/CONTRACT.md's CONTENT(), enough for the scenario's texts."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
 
 
-SCENARIO = [
-    Step("get existing invoice", "billing.get_invoice", {"id": "inv_001"},
-         ['{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}']),
-    Step("get unknown invoice is NOT_FOUND", "billing.get_invoice", {"id": "inv_999"},
-         [not_found("inv_999")], True, "NOT_FOUND",
-         check=lambda e: (e.available_actions, e.details) == (["billing.list_invoices"], {"requestedId": "inv_999"})),
-    Step("list all invoices", "billing.list_invoices", {},
-         ['{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},'
-          '{"id":"inv_002","status":"paid","amount":75,"currency":"USD"},'
-          '{"id":"inv_003","status":"open","amount":9.99,"currency":"USD"}]}']),
-    Step("list with status and limit", "billing.list_invoices", {"status": "open", "limit": 1},
-         ['{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}]}']),
-    Step("list paid invoices", "billing.list_invoices", {"status": "paid"},
-         ['{"invoices":[{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}']),
-    Step("list with page_size warns first and succeeds", "billing.list_invoices", {"page_size": 2},
-         ["""<tool_error code="DEPRECATED" severity="warning">
-<message>page_size is deprecated; use limit</message>
-<recovery>Call billing.list_invoices with limit instead</recovery>
-</tool_error>""",
-          '{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},'
-          '{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}']),
-    Step("list with limit below minimum", "billing.list_invoices", {"limit": 0}, invalid=["limit"]),
-    Step("list with fractional limit", "billing.list_invoices", {"limit": 1.5}, invalid=["limit"]),
-    Step("list with unknown status and page_size over maximum", "billing.list_invoices",
-         {"page_size": 101, "status": "draft"}, invalid=["page_size", "status"]),
-    Step("get with id not matching the pattern", "billing.get_invoice", {"id": "INV-1"}, invalid=["id"]),
-    Step("get with an unknown property", "billing.get_invoice", {"id": "inv_001", "verbose": True}, invalid=["(root)"]),
-    Step("get without the required id", "billing.get_invoice", {}, invalid=["id"]),
-    Step("get with a number id", "billing.get_invoice", {"id": 42}, invalid=["id"]),
-    Step("pay a zero amount", "billing.pay_invoice", {"id": "inv_003", "amount": 0, "currency": "USD"}, invalid=["amount"]),
-    Step("pay in an unsupported currency", "billing.pay_invoice",
-         {"id": "inv_003", "amount": 9.99, "currency": "GBP"}, invalid=["currency"]),
-    Step("pay without amount and currency", "billing.pay_invoice", {"id": "inv_003"}, invalid=["amount", "currency"]),
-    Step("pay an open invoice (validated pay call 1)", "billing.pay_invoice",
-         {"id": "inv_001", "amount": 120.5, "currency": "EUR"},
-         ['{"id":"inv_001","status":"paid","paid":120.5,"currency":"EUR"}']),
-    Step("the paid invoice reads back paid", "billing.get_invoice", {"id": "inv_001"},
-         ['{"id":"inv_001","status":"paid","amount":120.5,"currency":"EUR"}']),
-    Step("pay a paid invoice is CONFLICT (validated pay call 2)", "billing.pay_invoice",
-         {"id": "inv_002", "amount": 75, "currency": "USD"},
-         ["""<tool_error code="CONFLICT" severity="error">
-<message>Invoice inv_002 is already paid</message>
-<recovery>Call billing.get_invoice to check the status before paying</recovery>
-<available_actions>
-  <action>billing.get_invoice</action>
-</available_actions>
-</tool_error>"""], True, "CONFLICT"),
-    Step("pay the wrong amount is VALIDATION_ERROR (validated pay call 3)", "billing.pay_invoice",
-         {"id": "inv_003", "amount": 10, "currency": "USD"},
-         ["""<tool_error code="VALIDATION_ERROR" severity="error">
-<message>Amount or currency does not match invoice inv_003</message>
-<details>
-  <detail key="expectedAmount">9.99</detail>
-  <detail key="expectedCurrency">USD</detail>
-</details>
-</tool_error>"""], True, "VALIDATION_ERROR",
-         check=lambda e: e.details == {"expectedAmount": "9.99", "expectedCurrency": "USD"} and e.kind == "tool_error"),
-    Step("the fourth validated pay call is RATE_LIMITED", "billing.pay_invoice",
-         {"id": "inv_003", "amount": 9.99, "currency": "USD"},
-         ["""<tool_error code="RATE_LIMITED" severity="error">
-<message>Rate limit exceeded. Maximum 3 requests per 60s window.</message>
-<recovery>Wait 60 seconds before retrying. Current key: "billing.pay_invoice".</recovery>
-<retry_after>60 seconds</retry_after>
-</tool_error>"""], True, "RATE_LIMITED", check=lambda e: e.retry_after == 60),
-    Step("validation still comes before the rate limit", "billing.pay_invoice",
-         {"id": "inv_003", "amount": -1, "currency": "USD"}, invalid=["amount"]),
-    Step("the rate-limited call paid nothing", "billing.get_invoice", {"id": "inv_003"},
-         ['{"id":"inv_003","status":"open","amount":9.99,"currency":"USD"}']),
-    Step("void is FORBIDDEN, critical", "billing.void_invoice", {"id": "inv_001"},
-         ["""<tool_error code="FORBIDDEN" severity="critical">
-<message>Voiding invoices requires the billing-admin role</message>
-</tool_error>"""], True, "FORBIDDEN", check=lambda e: e.severity == "critical"),
-    Step("void validates before its handler", "billing.void_invoice", {"id": "nope"}, invalid=["id"]),
-    Step("export fails with INTERNAL_ERROR naming the tool", "billing.export_invoices", {},
-         [INTERNAL], True, "INTERNAL_ERROR"),
-    Step("export takes no arguments", "billing.export_invoices", {"format": "csv", "since": "2026"}, invalid=["(root)"]),
-]
-
-FRESH_PROCESS = [
-    Step("pay an unknown invoice is NOT_FOUND", "billing.pay_invoice",
-         {"id": "inv_404", "amount": 1, "currency": "EUR"}, [not_found("inv_404")], True, "NOT_FOUND"),
-    Step("the invoices are reset at start", "billing.get_invoice", {"id": "inv_001"},
-         ['{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}']),
-    Step("absent arguments are an empty object", "billing.export_invoices", None, [INTERNAL], True, "INTERNAL_ERROR"),
-]
-
-
-# The changes each tool's <contract_awareness> names.
-CHANGED = {
-    "billing.pay_invoice": ["actions.billing.pay_invoice.input.currency"],
-    "billing.list_invoices": ["actions.billing.list_invoices.input.limit.maximum"],
-}
+def attr(text: str) -> str:
+    """docs/CONTRACT.md's ATTR(), enough for the scenario's texts."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 @pytest.fixture
@@ -230,95 +91,144 @@ def texts(result: Any) -> list[str]:
     return out
 
 
-async def run_step(session: ClientSession, step: Step) -> list[str]:
-    """Play one step; return its failures."""
-    result = await session.call_tool(step.tool, step.args)
+def read_back_failures(call: dict[str, Any], got: list[str], err: toolerr.ClientError) -> list[str]:
+    """How what check_result read back differs from the call's expectation."""
+    expect, name = call["expect"], call["name"]
+    failures = []
+    want = (expect["kind"], expect["code"], expect["severity"], expect["recovery"])
+    if (err.kind, err.code, err.severity, err.recovery is not None) != want:
+        failures.append(f"{name}: read back {err.kind} {err.code} {err.severity} recovery {err.recovery!r}, want {want}")
+    # What is read back is what the text says.
+    if err.recovery is not None and f"\n<recovery>{content(err.recovery)}</recovery>\n" not in got[0]:
+        failures.append(f"{name}: recovery {err.recovery!r} is not the text's")
+    if "message" in expect and err.message != expect["message"]:
+        failures.append(f"{name}: message {err.message!r}, want {expect['message']!r}")
+    if expect["kind"] == "tool_error" and f"\n<message>{content(err.message)}</message>\n" not in got[0]:
+        failures.append(f"{name}: message {err.message!r} is not the text's")
+    if "actions" in expect and err.available_actions != expect["actions"]:
+        failures.append(f"{name}: actions {err.available_actions}")
+    # XML carries no types: a number detail parses back as its text.
+    if "details" in expect and list(err.details.items()) != list(expect["details"].items()):
+        failures.append(f"{name}: details {err.details}")
+    if "retryAfter" in expect and err.retry_after != expect["retryAfter"]:
+        failures.append(f"{name}: retry_after {err.retry_after}")
+    if expect["kind"] != "validation_error":
+        return failures
+    if [f.name for f in err.fields] != expect["fields"]:
+        failures.append(f"{name}: fields {[f.name for f in err.fields]}")
+    for f in err.fields:
+        if f'\n<field name="{attr(f.name)}">{content(f.message)}</field>\n' not in got[0]:
+            failures.append(f"{name}: field {f} is not the text's")
+    if err.recovery != VALIDATION_RECOVERY or err.action != call["tool"]:
+        failures.append(f"{name}: recovery {err.recovery!r}, action {err.action!r}")
+    if "contract" not in expect:
+        if err.contract is not None:
+            failures.append(f"{name}: contract {err.contract}, want none")
+    else:
+        changes = changes_of(call["tool"])
+        want_contract = {
+            "tool": call["tool"],
+            "action": call["tool"],
+            "changeCount": len(changes),
+            "maxSeverity": expect["contract"],
+            "changes": changes,
+        }
+        if err.contract != want_contract:
+            failures.append(f"{name}: contract {err.contract}, want {want_contract}")
+    return failures
+
+
+async def run_call(session: ClientSession, call: dict[str, Any]) -> list[str]:
+    """Make one call of the scenario; return its failures."""
+    name, expect, answer = call["name"], call["expect"], call["answer"]
+    result = await session.call_tool(call["tool"], call.get("arguments"))
     got = texts(result)
     failures = []
-    if step.want is None:  # a validation error: exactly validate's answer, and what changed
-        expected = toolerr.validate(step.tool, SCHEMAS[step.tool]["inputSchema"], step.args or {})
-        assert expected is not None, f"{step.name}: validate accepted {step.args}"
-        [base] = texts(expected)
-        assert base.endswith(VALIDATION_END)
-        want = [base[: -len(VALIDATION_END)] + AWARENESS.get(step.tool, "") + VALIDATION_END]
-        is_error = True
-    else:
-        want, is_error = step.want, step.is_error
-    if got != want:
-        failures.append(f"{step.name}: content\n{got}\nwant\n{want}")
-    if result.is_error is not is_error:
-        failures.append(f"{step.name}: isError {result.is_error}, want {is_error}")
-    if not is_error:
+    if got != answer["content"]:
+        failures.append(f"{name}: content\n{got}\nwant\n{answer['content']}")
+    if result.is_error is not answer["isError"]:
+        failures.append(f"{name}: isError {result.is_error}, want {answer['isError']}")
+    if not got:
+        return failures + [f"{name}: no content"]
+    if expect["kind"] in ("success", "warning"):
         toolerr.check_result(result)  # warnings included: no ClientError
+        if len(got) != (1 if expect["kind"] == "success" else 2) or json.loads(got[-1]) != expect["payload"]:
+            failures.append(f"{name}: want the payload {expect['payload']}")
+        if expect["kind"] == "warning":
+            warning = toolerr.parse(got[0])
+            if not isinstance(warning, toolerr.ToolErrorEnvelope) or (
+                warning.code,
+                warning.severity,
+                warning.is_error,
+                warning.recovery is not None,
+            ) != (expect["code"], expect["severity"], False, expect["recovery"]):
+                failures.append(f"{name}: warning read back as {warning}")
         return failures
     with pytest.raises(toolerr.ClientError) as raised:
         toolerr.check_result(result)
-    err = raised.value
-    if step.want is None:
-        names = sorted(f.name for f in err.fields)
-        if (err.kind, err.code, names) != ("validation_error", "VALIDATION_ERROR", sorted(step.invalid)):
-            failures.append(f"{step.name}: read back {err.kind} {err.code} {names}")
-        changed = [c["field"] for c in err.contract["changes"]] if err.contract else []
-        if changed != CHANGED.get(step.tool, []):
-            failures.append(f"{step.name}: read back contract changes {changed}")
-    elif err.code != step.code or (step.check is not None and not step.check(err)):
-        failures.append(f"{step.name}: read back {err!r} {vars(err)}")
-    return failures
+    return failures + read_back_failures(call, got, raised.value)
 
 
 @pytest.mark.anyio
 async def test_billing_scenario() -> None:
     failures: list[str] = []
-    async with billing_session() as session:
-        assert session.initialize_result.server_info.name == "billing-python"  # type: ignore[union-attr]
-        listed = await session.list_tools()
-        assert [t.name for t in listed.tools] == sorted(SCHEMAS)
-        for tool in listed.tools:
-            assert tool.description == SCHEMAS[tool.name]["description"]
-            assert tool.input_schema == SCHEMAS[tool.name]["inputSchema"]
-        for step in SCENARIO:
-            failures += await run_step(session, step)
-        with pytest.raises(MCPError) as raised:
-            await session.call_tool("billing.refund_invoice", {})
-        assert "Unknown tool: billing.refund_invoice" in str(raised.value)
-    async with billing_session() as fresh:
-        for step in FRESH_PROCESS:
-            failures += await run_step(fresh, step)
+    for i, scenario_session in enumerate(SCENARIO["sessions"]):
+        async with billing_session() as session:
+            if i == 0:
+                assert session.initialize_result.server_info.name == "billing-python"  # type: ignore[union-attr]
+                listed = await session.list_tools()
+                assert [t.name for t in listed.tools] == sorted(SCHEMAS)
+                for tool in listed.tools:
+                    assert tool.description == SCHEMAS[tool.name]["description"]
+                    assert tool.input_schema == SCHEMAS[tool.name]["inputSchema"]
+            for call in scenario_session["calls"]:
+                failures += await run_call(session, call)
+            if i == 0:
+                with pytest.raises(MCPError) as raised:
+                    await session.call_tool("billing.refund_invoice", {})
+                assert "Unknown tool: billing.refund_invoice" in str(raised.value)
     assert not failures, "\n\n".join(failures)
 
 
 @pytest.mark.anyio
 async def test_call_tool_helper_raises_client_error() -> None:
+    paid, unknown = call_named("get a paid invoice"), call_named("get an unknown invoice is NOT_FOUND")
     async with billing_session() as session:
-        ok = await toolerr.call_tool(session, "billing.get_invoice", {"id": "inv_002"})
-        assert texts(ok) == ['{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}']
+        ok = await toolerr.call_tool(session, paid["tool"], paid["arguments"])
+        assert texts(ok) == paid["answer"]["content"]
         with pytest.raises(toolerr.ClientError) as raised:
-            await toolerr.call_tool(session, "billing.get_invoice", {"id": "inv_999"})
-        assert raised.value.code == "NOT_FOUND"
-        assert raised.value.recovery == "List invoices first, then retry with a real ID"
+            await toolerr.call_tool(session, unknown["tool"], unknown["arguments"])
+        assert raised.value.code == unknown["expect"]["code"]
+        assert raised.value.recovery is not None
+        assert f"\n<recovery>{content(raised.value.recovery)}</recovery>\n" in unknown["answer"]["content"][0]
 
 
-def test_awareness_is_contract_diff_of_the_lockfile() -> None:
-    """The blocks above are what the module says of examples/billing.lock.json
-    against the shared tools, and the server reads that very file."""
-    lockfile = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
-    tools = [{"name": n, "description": SCHEMAS[n]["description"], "inputSchema": SCHEMAS[n]["inputSchema"]} for n in SCHEMAS]
-    deltas = toolerr.contract_diff(lockfile, tools)["deltas"]
-    for tool, block in AWARENESS.items():
-        invalid = toolerr.validate(tool, SCHEMAS[tool]["inputSchema"], {"x": 1}, {"tool": tool, "deltas": deltas})
-        assert invalid is not None and texts(invalid)[0].endswith(block + VALIDATION_END)
+def test_validation_errors_are_validate_with_the_lockfile_diff() -> None:
+    """Every validation error of the scenario is what the module's validate
+    answers for the tool's shared schema, given what contract_diff says of
+    examples/billing.lock.json against the shared tools; and the server reads
+    that very file."""
+    count = 0
+    for session in SCENARIO["sessions"]:
+        for call in session["calls"]:
+            if call["expect"]["kind"] != "validation_error":
+                continue
+            tool = call["tool"]
+            invalid = toolerr.validate(tool, SCHEMAS[tool]["inputSchema"], call.get("arguments", {}), {"tool": tool, "deltas": DELTAS})
+            assert invalid is not None, f"{call['name']}: validate accepted {call.get('arguments')}"
+            assert texts(invalid) == call["answer"]["content"], call["name"]
+            assert ("<contract_awareness>" in texts(invalid)[0]) == ("contract" in call["expect"]), call["name"]
+            count += 1
+    assert count > 0
     source = SERVER.read_text(encoding="utf-8")
     assert 'Path(__file__).resolve().parent.parent / "billing.lock.json"' in source
 
 
 @pytest.mark.anyio
 async def test_pay_in_gbp_carries_the_awareness_block() -> None:
+    call = call_named("pay in an unsupported currency")
     async with billing_session() as session:
-        result = await session.call_tool("billing.pay_invoice", {"id": "inv_003", "amount": 9.99, "currency": "GBP"})
+        result = await session.call_tool(call["tool"], call["arguments"])
     assert result.is_error is True
-    assert texts(result) == [
-        '<validation_error action="billing.pay_invoice">\n'
-        "<field name=\"currency\">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>\n"
-        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>"
-        + PAY_AWARENESS + VALIDATION_END
-    ]
+    assert texts(result) == call["answer"]["content"]
+    assert "\n\n\n<contract_awareness>\n" in texts(result)[0]

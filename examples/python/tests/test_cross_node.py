@@ -11,10 +11,12 @@ missing, when it is not.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import toolerr
@@ -31,35 +33,25 @@ NODE_NEEDS = [
     ROOT / "bindings" / "node" / "node_modules" / "@extism" / "extism" / "package.json",
 ]
 
-VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
-INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>"""
-PAY_GBP = """<validation_error action="billing.pay_invoice">
-<field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>
-<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>
+# The calls and their exact answers are the billing scenario's
+# (examples/scenario.json), which every server must answer alike.
+SCENARIO: dict[str, Any] = json.loads((ROOT / "examples" / "scenario.json").read_text(encoding="utf-8"))
+SCHEMAS: dict[str, Any] = json.loads((ROOT / "examples" / "schemas.json").read_text(encoding="utf-8"))
+LOCKFILE: Any = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
 
 
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
+def call_named(name: str) -> dict[str, Any]:
+    """A call of the scenario, by its name."""
+    for session in SCENARIO["sessions"]:
+        for call in session["calls"]:
+            if call["name"] == name:
+                return call
+    raise LookupError(f"examples/scenario.json has no call named {name!r}")
 
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
 
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>
-</validation_error>"""
+def content(text: str) -> str:
+    """docs/CONTRACT.md's CONTENT(), enough for the scenario's texts."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
 
 
 @pytest.fixture
@@ -98,11 +90,25 @@ def texts(result: object) -> list[str]:
     return out
 
 
-async def failure(session: ClientSession, tool: str, arguments: dict[str, object]) -> toolerr.ClientError:
-    """Call through the binding's helper, which must raise ClientError."""
+async def failure(session: ClientSession, call: dict[str, Any]) -> toolerr.ClientError:
+    """Make the scenario's call through the binding's helper, which must raise
+    ClientError, with the scenario's exact texts, and a recovery and a message
+    that are the text's."""
     with pytest.raises(toolerr.ClientError) as raised:
-        await toolerr.call_tool(session, tool, arguments)
-    return raised.value
+        await toolerr.call_tool(session, call["tool"], call["arguments"])
+    err = raised.value
+    text = call["answer"]["content"][0]
+    assert texts(err.raw) == call["answer"]["content"]
+    assert (err.recovery is not None) == call["expect"]["recovery"]
+    if err.recovery is not None:
+        assert f"\n<recovery>{content(err.recovery)}</recovery>\n" in text
+    if call["expect"]["kind"] == "tool_error":
+        assert f"\n<message>{content(err.message)}</message>\n" in text
+    return err
+
+
+def expected(call: dict[str, Any]) -> tuple[str, str, str]:
+    return (call["expect"]["kind"], call["expect"]["code"], call["expect"]["severity"])
 
 
 @pytest.mark.anyio
@@ -111,57 +117,59 @@ async def test_python_client_against_the_node_server() -> None:
         assert session.initialize_result.server_info.name == "billing-node"  # type: ignore[union-attr]
 
         # 1. A success passes through as it is.
-        ok = await toolerr.call_tool(session, "billing.get_invoice", {"id": "inv_001"})
+        call = call_named("get an open invoice")
+        ok = await toolerr.call_tool(session, call["tool"], call["arguments"])
         assert ok.is_error is False
-        assert texts(ok) == ['{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"}']
+        assert texts(ok) == call["answer"]["content"]
 
         # 2. NOT_FOUND, with its recovery, next action and details.
-        err = await failure(session, "billing.get_invoice", {"id": "inv_999"})
-        assert (err.kind, err.code, err.severity) == ("tool_error", "NOT_FOUND", "error")
-        assert err.message == "No invoice with that ID"
-        assert err.recovery == "List invoices first, then retry with a real ID"
-        assert err.available_actions == ["billing.list_invoices"]
-        assert err.details == {"requestedId": "inv_999"}
+        call = call_named("get an unknown invoice is NOT_FOUND")
+        err = await failure(session, call)
+        assert (err.kind, err.code, err.severity) == expected(call)
+        assert err.message == call["expect"]["message"]
+        assert err.available_actions == call["expect"]["actions"]
+        assert err.details == call["expect"]["details"]
         assert err.retry_after is None
 
         # 3. The page_size warning rides the success path: no ClientError.
-        warned = await toolerr.call_tool(session, "billing.list_invoices", {"page_size": 2})
+        call = call_named("page_size warns first and succeeds")
+        warned = await toolerr.call_tool(session, call["tool"], call["arguments"])
         assert warned.is_error is False
-        assert len(warned.content) == 2
+        assert texts(warned) == call["answer"]["content"]
         warning = toolerr.parse(texts(warned)[0])
         assert isinstance(warning, toolerr.ToolErrorEnvelope)
-        assert (warning.code, warning.severity, warning.is_error) == ("DEPRECATED", "warning", False)
-        assert warning.recovery == "Call billing.list_invoices with limit instead"
-        assert texts(warned)[1] == (
-            '{"invoices":[{"id":"inv_001","status":"open","amount":120.5,"currency":"EUR"},'
-            '{"id":"inv_002","status":"paid","amount":75,"currency":"USD"}]}'
-        )
+        assert (warning.code, warning.severity, warning.is_error) == (call["expect"]["code"], call["expect"]["severity"], False)
+        assert warning.recovery is not None
+        assert f"\n<recovery>{content(warning.recovery)}</recovery>\n" in texts(warned)[0]
+        assert json.loads(texts(warned)[1]) == call["expect"]["payload"]
 
         # 4. A validation error on a tool changed since examples/billing.lock.json
         #    carries the contract awareness block.
-        err = await failure(session, "billing.pay_invoice", {"id": "inv_003", "amount": 9.99, "currency": "GBP"})
-        assert (err.kind, err.code, err.severity) == ("validation_error", "VALIDATION_ERROR", "error")
-        assert err.recovery == VALIDATION_RECOVERY
+        call = call_named("pay in an unsupported currency")
+        err = await failure(session, call)
+        assert (err.kind, err.code, err.severity) == expected(call)
         assert err.available_actions == [] and err.details == {}
-        assert err.action == "billing.pay_invoice"
-        assert [(f.name, f.message) for f in err.fields] == [
-            ("currency", "Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.")
-        ]
+        assert err.action == call["tool"]
+        assert [f.name for f in err.fields] == call["expect"]["fields"]
+        for f in err.fields:
+            assert f">{content(f.message)}</field>\n" in call["answer"]["content"][0]
         assert err.contract is not None
-        assert (err.contract["changeCount"], err.contract["maxSeverity"]) == (1, "BREAKING")
-        assert [c["field"] for c in err.contract["changes"]] == ["actions.billing.pay_invoice.input.currency"]
-        assert texts(err.raw) == [PAY_GBP]
+        assert (err.contract["changeCount"], err.contract["maxSeverity"]) == (1, call["expect"]["contract"])
+        tools = [{"name": n, **SCHEMAS[n]} for n in SCHEMAS]
+        changed = [d["field"] for d in toolerr.contract_diff(LOCKFILE, tools)["deltas"] if f"actions.{call['tool']}." in d["field"]]
+        assert [c["field"] for c in err.contract["changes"]] == changed
 
         # 5. FORBIDDEN, critical, thrown by the handler and delivered intact.
-        err = await failure(session, "billing.void_invoice", {"id": "inv_001"})
-        assert (err.kind, err.code, err.severity) == ("tool_error", "FORBIDDEN", "critical")
-        assert err.message == "Voiding invoices requires the billing-admin role"
+        call = call_named("void is FORBIDDEN, critical")
+        err = await failure(session, call)
+        assert (err.kind, err.code, err.severity) == expected(call)
+        assert err.message == call["expect"]["message"]
         assert err.recovery is None and err.available_actions == [] and err.details == {}
 
         # 6. INTERNAL_ERROR naming the tool, no stack trace.
-        err = await failure(session, "billing.export_invoices", {})
-        assert (err.kind, err.code, err.severity) == ("tool_error", "INTERNAL_ERROR", "error")
-        assert err.message == "[billing.export_invoices] exporter backend unavailable"
+        call = call_named("export fails with INTERNAL_ERROR naming the tool")
+        err = await failure(session, call)  # the whole envelope: no stack trace
+        assert (err.kind, err.code, err.severity) == expected(call)
+        assert err.message == call["expect"]["message"]
         assert err.recovery is not None and err.recovery.startswith("This is an unexpected server-side failure")
         assert err.available_actions == [] and err.details == {}
-        assert texts(err.raw) == [INTERNAL]  # the whole envelope: no stack trace
