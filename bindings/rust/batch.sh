@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Rust engine's batch command (SPEC section 8) for the conformance runner:
+# The Rust engine's batch command (docs/CONTRACT.md, "Batch protocol") for the conformance runner:
 # `cargo run --example batch` with the shared target folder, so that it reuses
 # what bindings/rust/test.sh built instead of compiling wasmtime into ./target.
 # Run from anywhere; stdin and stdout are the protocol's.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the billing-rust example server and copies it to bin/billing-rust,
-# where examples/servers.json starts it. Run from anywhere.
+# Builds the billing-rust example server and the quickstart server and copies
+# them to bin/billing-rust (where examples/servers.json starts it) and
+# bin/quickstart-rust. Run from anywhere.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -11,8 +12,10 @@ cargo build --locked -j 2 --workspace --all-targets
 mkdir -p bin
 cp "$CARGO_TARGET_DIR/debug/billing-rust" bin/billing-rust.tmp
 mv bin/billing-rust.tmp bin/billing-rust
+cp "$CARGO_TARGET_DIR/debug/quickstart-rust" bin/quickstart-rust.tmp
+mv bin/quickstart-rust.tmp bin/quickstart-rust
 # Start it once with no client: it loads toolerr.wasm, which fills wasmtime's
 # compilation cache (~/.cache/wasmtime), so later starts skip the seconds that
 # compiling the module takes; it exits at the end of its stdin.
 bin/billing-rust </dev/null >/dev/null
-echo "built bin/billing-rust"
+echo "built bin/billing-rust bin/quickstart-rust"

@@ -1,4 +1,4 @@
-//! The batch protocol (SPEC section 8) on the Rust binding.
+//! The batch protocol (docs/CONTRACT.md, "Batch protocol") on the Rust binding.
 //!
 //! Reads JSON lines `{"op": EXPORT, "input": …}` on stdin and writes, for each,
 //! exactly one line on stdout: the response as the module wrote it, or

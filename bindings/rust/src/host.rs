@@ -415,6 +415,15 @@ impl Host {
     /// Checks arguments against a tool's JSON Schema. `Valid`, or `Invalid`
     /// with the `<validation_error>` to answer with.
     pub fn validate(&self, request: &abi::ValidateRequest) -> Result<abi::Validation> {
+        self.validate_json(request)
+    }
+
+    /// [`Host::validate`] for any request that serializes as one (the
+    /// router glue borrows a tool's schema instead of copying it).
+    pub(crate) fn validate_json<R: Serialize + ?Sized>(
+        &self,
+        request: &R,
+    ) -> Result<abi::Validation> {
         let response: abi::ValidateResponse = self.call_json("validate", request)?;
         match (response.valid, response.result) {
             (true, _) => Ok(abi::Validation::Valid),

@@ -13,6 +13,9 @@
 //!   panic as the right envelope.
 //! - The free functions below run on the process-wide [`host()`].
 //! - [`check`] turns an rmcp client's result into `Result<_, ClientError>`.
+//! - [`heal`] (cargo feature `server`, on by default) puts all of it inside
+//!   an rmcp `ToolRouter`: arguments validated against each tool's schema,
+//!   handler errors and panics rendered as envelopes.
 //!
 //! ```
 //! use rmcp::model::CallToolResult;
@@ -32,6 +35,8 @@
 pub mod abi;
 mod builder;
 mod error;
+#[cfg(feature = "server")]
+mod heal;
 mod host;
 mod mcp;
 
@@ -42,6 +47,8 @@ pub use abi::{
 };
 pub use builder::{ErrorBuilder, ToolError, tool_error};
 pub use error::{Error, ErrorCode, Result};
+#[cfg(feature = "server")]
+pub use heal::heal;
 pub use host::{
     ABI_MAJOR, Host, Options, WASI_OUTPUT_VARIABLE, WASM, WASM_SHA256_FILE, host, wasm_sha256,
 };
@@ -162,7 +169,8 @@ pub fn escape(text: &str, context: EscapeContext) -> Result<String> {
     host()?.escape(text, context)
 }
 
-/// The README's snippets, run as doctests.
-#[cfg(doctest)]
+/// The README's snippets, run as doctests (its first one heals an rmcp
+/// router, so they need the `server` feature).
+#[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

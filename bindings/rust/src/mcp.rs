@@ -114,7 +114,11 @@ impl Host {
         }
     }
 
-    fn panic_result(&self, tool: &str, payload: Box<dyn Any + Send>) -> Result<McpResult> {
+    pub(crate) fn panic_result(
+        &self,
+        tool: &str,
+        payload: Box<dyn Any + Send>,
+    ) -> Result<McpResult> {
         match payload.downcast::<ToolError>() {
             Ok(err) => self.failure_result(Some(tool), &*err),
             Err(payload) => self.internal(Some(tool), panic_message(&*payload)),
@@ -143,7 +147,7 @@ impl Host {
         self.internal(tool, failure.to_string())
     }
 
-    fn internal(&self, tool: Option<&str>, message: String) -> Result<McpResult> {
+    pub(crate) fn internal(&self, tool: Option<&str>, message: String) -> Result<McpResult> {
         let request = InternalErrorRequest {
             message,
             tool: tool.map(Into::into),

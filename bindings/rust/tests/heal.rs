@@ -1,0 +1,392 @@
+//! toolerr::heal on an rmcp server written with rmcp's macros, driven by
+//! rmcp's own client over an in-memory pipe: what each kind of outcome
+//! reaches the client as, byte for byte.
+
+#![cfg(feature = "server")]
+
+use std::panic::panic_any;
+use std::time::Duration;
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::json;
+use toolerr::{Severity, ToolError, tool_error};
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Id {
+    #[schemars(regex(pattern = r"^inv_[0-9]{3}$"))]
+    id: String,
+}
+
+/// Every outcome a handler can have, one tool each.
+#[derive(Clone)]
+struct Server {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Server {
+    #[tool(name = "billing.get_invoice")]
+    async fn get_invoice(
+        &self,
+        Parameters(Id { id }): Parameters<Id>,
+    ) -> Result<String, ToolError> {
+        if id == "inv_001" {
+            return Ok(r#"{"id":"inv_001"}"#.into());
+        }
+        Err(tool_error("NOT_FOUND", "No invoice with that ID").detail("requestedId", id))
+    }
+
+    /// A hand-written schema looser than the type: serde refuses what the
+    /// schema let through.
+    #[tool(name = "loose", input_schema = rmcp::model::object(json!({"type": "object"})))]
+    async fn loose(&self, Parameters(Id { id }): Parameters<Id>) -> String {
+        id
+    }
+
+    #[tool(name = "plain_err")]
+    async fn plain_err(&self) -> Result<String, ErrorData> {
+        Err(ErrorData::internal_error(
+            "exporter backend unavailable",
+            None,
+        ))
+    }
+
+    #[tool(name = "string_err")]
+    async fn string_err(&self) -> Result<String, String> {
+        Err("disk <full> & gone".into())
+    }
+
+    #[tool(name = "is_error_text")]
+    async fn is_error_text(&self) -> CallToolResult {
+        CallToolResult::error(vec![ContentBlock::text("quota exceeded")])
+    }
+
+    /// An envelope the handler rendered itself, returned as a success value.
+    #[tool(name = "envelope")]
+    async fn envelope(&self) -> CallToolResult {
+        conflict().into()
+    }
+
+    #[tool(name = "warning")]
+    async fn warning(&self) -> CallToolResult {
+        tool_error("DEPRECATED", "page_size is deprecated; use limit")
+            .severity(Severity::Warning)
+            .into()
+    }
+
+    #[tool(name = "panics")]
+    async fn panics(&self) -> String {
+        panic!("index out of range")
+    }
+
+    #[tool(name = "panics_sync")]
+    fn panics_sync(&self) -> String {
+        panic!("called synchronously")
+    }
+
+    #[tool(name = "panics_tool_error")]
+    async fn panics_tool_error(&self) -> String {
+        panic_any(conflict())
+    }
+
+    #[tool(name = "hidden")]
+    async fn hidden(&self) -> String {
+        "never".into()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {}
+
+fn conflict() -> ToolError {
+    tool_error("CONFLICT", "Invoice inv_002 is already paid").actions(["billing.get_invoice"])
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// A healed server (or, with `heal` false, the same server as rmcp alone
+/// runs it) and a client connected to it.
+async fn connect(heal: bool) -> Client {
+    let mut router = Server::tool_router();
+    router.disable_route("hidden");
+    let router = if heal { toolerr::heal(router) } else { router };
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let server = Server {
+            tool_router: router,
+        }
+        .serve(server_io)
+        .await?;
+        server.waiting().await?;
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    });
+    ().serve(client_io).await.expect("initialize")
+}
+
+async fn call(client: &Client, tool: &str, args: &str) -> Result<CallToolResult, ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    if !args.is_empty() {
+        params.arguments = Some(serde_json::from_str::<JsonObject>(args).unwrap());
+    }
+    // A panic that nothing catches kills rmcp's request task and the answer
+    // never comes: fail instead of waiting forever.
+    tokio::time::timeout(Duration::from_secs(30), client.call_tool(params))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} {args}: no answer in 30 s"))
+}
+
+/// The text of every block and `isError` (absent counts as false).
+async fn answer(client: &Client, tool: &str, args: &str) -> (Vec<String>, bool) {
+    let result = call(client, tool, args)
+        .await
+        .unwrap_or_else(|e| panic!("{tool} {args}: {e}"));
+    let texts = result
+        .content
+        .iter()
+        .map(|c| c.as_text().expect("a text block").text.clone())
+        .collect();
+    (texts, result.is_error.unwrap_or(false))
+}
+
+const INTERNAL_RECOVERY: &str = "<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>";
+
+fn internal(message: &str) -> (Vec<String>, bool) {
+    (
+        vec![format!(
+            "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n<message>{message}</message>\n{INTERNAL_RECOVERY}\n</tool_error>"
+        )],
+        true,
+    )
+}
+
+fn validation(fields: &[&str]) -> (Vec<String>, bool) {
+    let mut text = String::from("<validation_error action=\"billing.get_invoice\">\n");
+    for field in fields {
+        text.push_str(field);
+        text.push('\n');
+    }
+    text.push_str("<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>");
+    (vec![text], true)
+}
+
+const CONFLICT: &str = "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Invoice inv_002 is already paid</message>\n<available_actions>\n  <action>billing.get_invoice</action>\n</available_actions>\n</tool_error>";
+
+#[tokio::test]
+async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run() {
+    let client = connect(true).await;
+    let missing = "<field name=\"id\">Required property is missing. You sent: (missing). Expected type: string.</field>";
+    assert_eq!(
+        answer(&client, "billing.get_invoice", "{}").await,
+        validation(&[missing])
+    );
+    // No arguments at all read as {}.
+    assert_eq!(
+        answer(&client, "billing.get_invoice", "").await,
+        validation(&[missing])
+    );
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": 5}"#).await,
+        validation(&[
+            "<field name=\"id\">Expected string, received number. You sent: 5. Expected type: string.</field>"
+        ])
+    );
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
+        validation(&[
+            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>"
+        ])
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn successes_and_warnings_pass_untouched() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await,
+        (vec![r#"{"id":"inv_001"}"#.to_string()], false)
+    );
+    let (texts, is_error) = answer(&client, "warning", "").await;
+    assert_eq!(
+        (texts.as_slice(), is_error),
+        (&["<tool_error code=\"DEPRECATED\" severity=\"warning\">\n<message>page_size is deprecated; use limit</message>\n</tool_error>".to_string()][..], false)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_returned_tool_error_reaches_the_client_intact() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "inv_404"}"#).await,
+        (
+            vec!["<tool_error code=\"NOT_FOUND\" severity=\"error\">\n<message>No invoice with that ID</message>\n<details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n</tool_error>".to_string()],
+            true
+        )
+    );
+    // Returning the error needs no heal: IntoCallToolResult renders it.
+    let unhealed = connect(false).await;
+    assert_eq!(
+        answer(&unhealed, "billing.get_invoice", r#"{"id": "inv_404"}"#).await,
+        answer(&client, "billing.get_invoice", r#"{"id": "inv_404"}"#).await
+    );
+    client.cancel().await.unwrap();
+    unhealed.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn envelopes_pass_byte_for_byte() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "envelope", "").await,
+        (vec![CONFLICT.to_string()], true)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn plain_failures_become_internal_error() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "plain_err", "").await,
+        internal("[plain_err] exporter backend unavailable")
+    );
+    assert_eq!(
+        answer(&client, "string_err", "").await,
+        internal("[string_err] disk &lt;full> &amp; gone")
+    );
+    assert_eq!(
+        answer(&client, "is_error_text", "").await,
+        internal("[is_error_text] quota exceeded")
+    );
+    // Without heal, rmcp sends the plain error as a JSON-RPC error.
+    let unhealed = connect(false).await;
+    match call(&unhealed, "plain_err", "").await {
+        Err(ServiceError::McpError(e)) => assert_eq!(e.message, "exporter backend unavailable"),
+        other => panic!("{other:?}"),
+    }
+    client.cancel().await.unwrap();
+    unhealed.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn panics_become_internal_error() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "panics", "").await,
+        internal("[panics] index out of range")
+    );
+    assert_eq!(
+        answer(&client, "panics_sync", "").await,
+        internal("[panics_sync] called synchronously")
+    );
+    assert_eq!(
+        answer(&client, "panics_tool_error", "").await,
+        (vec![CONFLICT.to_string()], true)
+    );
+    // The server survived all three.
+    let (_, is_error) = answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await;
+    assert!(!is_error);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn what_serde_refuses_after_the_schema_is_a_validation_error() {
+    let client = connect(true).await;
+    assert_eq!(
+        answer(&client, "loose", r#"{"ident": "inv_001"}"#).await,
+        (
+            vec!["<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id` You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>".to_string()],
+            true
+        )
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn unknown_and_disabled_tools_are_left_to_rmcp() {
+    let client = connect(true).await;
+    for tool in ["billing.refund_invoice", "hidden"] {
+        match call(&client, tool, "{}").await {
+            Err(ServiceError::McpError(e)) => assert_eq!(
+                (e.code, e.message.as_ref()),
+                (rmcp::model::ErrorCode::INVALID_PARAMS, "tool not found")
+            ),
+            other => panic!("{tool}: {other:?}"),
+        }
+    }
+    // tools/list is rmcp's too: the healed router advertises the same tools.
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    assert_eq!(names.len(), 10);
+    assert!(!names.iter().any(|n| n == "hidden"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_host_of_its_own() {
+    let host: &'static toolerr::Host = Box::leak(Box::new(toolerr::Host::new().unwrap()));
+    let router = host.heal(Server::tool_router());
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let server = Server {
+            tool_router: router,
+        }
+        .serve(server_io)
+        .await?;
+        server.waiting().await?;
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    });
+    let client: Client = ().serve(client_io).await.unwrap();
+    assert_eq!(
+        answer(&client, "plain_err", "").await,
+        internal("[plain_err] exporter backend unavailable")
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A server without a router field, healed in the attribute itself.
+#[derive(Clone)]
+struct Fieldless;
+
+#[tool_router]
+impl Fieldless {
+    #[tool(name = "billing.get_invoice")]
+    async fn get_invoice(&self, Parameters(Id { id }): Parameters<Id>) -> String {
+        id
+    }
+}
+
+#[tool_handler(router = toolerr::heal(Self::tool_router()))]
+impl ServerHandler for Fieldless {}
+
+#[tokio::test]
+async fn healed_in_the_attribute() {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let server = Fieldless.serve(server_io).await?;
+        server.waiting().await?;
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    });
+    let client: Client = ().serve(client_io).await.unwrap();
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
+        validation(&[
+            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>"
+        ])
+    );
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#).await,
+        (vec!["inv_003".to_string()], false)
+    );
+    client.cancel().await.unwrap();
+}

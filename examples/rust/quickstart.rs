@@ -1,0 +1,86 @@
+//! quickstart-rust: an MCP server over stdio written the way rmcp teaches
+//! (`#[tool_router]`, `#[tool]`, `Parameters<T>` with a schemars schema,
+//! `#[tool_handler]`), healed by toolerr: bad arguments get a
+//! `<validation_error>` the model can act on, failures a `<tool_error>`.
+//!
+//! The toolerr part is the healed router in `Billing::new` (and pointing
+//! `#[tool_handler]` at it); the handlers hold no XML and no validation.
+
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::transport::stdio;
+use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::json;
+use toolerr::{ToolError, tool_error};
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct GetInvoice {
+    /// The invoice's ID, e.g. inv_001.
+    #[schemars(regex(pattern = r"^inv_[0-9]{3}$"))]
+    id: String,
+}
+
+#[derive(Clone)]
+struct Billing {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Billing {
+    fn new() -> Self {
+        Self {
+            tool_router: toolerr::heal(Self::tool_router()),
+        }
+    }
+
+    #[tool(
+        name = "billing.get_invoice",
+        description = "Get one invoice by its ID."
+    )]
+    async fn get_invoice(
+        &self,
+        Parameters(GetInvoice { id }): Parameters<GetInvoice>,
+    ) -> Result<String, ToolError> {
+        let invoice = match id.as_str() {
+            "inv_001" => {
+                json!({"id": "inv_001", "status": "open", "amount": 120.5, "currency": "EUR"})
+            }
+            "inv_002" => {
+                json!({"id": "inv_002", "status": "paid", "amount": 75, "currency": "USD"})
+            }
+            "inv_003" => {
+                json!({"id": "inv_003", "status": "open", "amount": 9.99, "currency": "USD"})
+            }
+            _ => {
+                return Err(tool_error("NOT_FOUND", "No invoice with that ID")
+                    .suggest("List invoices first, then retry with a real ID")
+                    .actions(["billing.list_invoices"])
+                    .detail("requestedId", id));
+            }
+        };
+        Ok(invoice.to_string())
+    }
+
+    #[tool(
+        name = "billing.export_invoices",
+        description = "Export every invoice."
+    )]
+    async fn export_invoices(&self) -> Result<String, ErrorData> {
+        // Stands for a dependency that is down.
+        Err(ErrorData::internal_error(
+            "exporter backend unavailable",
+            None,
+        ))
+    }
+}
+
+// rmcp 3.11 routes through `Self::tool_router()` unless told to use the field.
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Billing {}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Billing::new().serve(stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
