@@ -8,7 +8,7 @@ WASM_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-check test test-go test-node test-python test-rust prepare conformance e2e vet fmt-check tidy-check
+.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
@@ -58,6 +58,11 @@ test-node: prepare
 test-python: prepare
 	bash bindings/python/test.sh
 
+# test-install: the bindings installed as a user would, outside the
+# repository (tests/install/run.sh).
+test-install: prepare
+	bash tests/install/run.sh
+
 test-rust: prepare
 	bash bindings/rust/test.sh
 
@@ -97,6 +102,7 @@ test:
 	@$(PHASE) fuzz $(SUB) fuzz-smoke
 	@$(PHASE) node env TOOLERR_PREPARED=1 bash bindings/node/test.sh
 	@$(PHASE) python env TOOLERR_PREPARED=1 bash bindings/python/test.sh
+	@$(PHASE) install bash tests/install/run.sh
 	@$(PHASE) rust env TOOLERR_PREPARED=1 bash bindings/rust/test.sh
 	@$(PHASE) conformance $(GO) run ./tests/conformance
 	@$(PHASE) e2e $(GO) run ./tests/e2e -skip-prepare

@@ -245,6 +245,12 @@ export function parse(textOrResult: string | AnyCallToolResult): Promise<Envelop
 export function wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
 export function throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
 /**
+ * The text of the first text block of an MCP CallToolResult (one toolerr
+ * rendered, a tool's own, or one an MCP client received), or '' when it has
+ * none. It only reads the result.
+ */
+export function resultText(result: object | null | undefined): string;
+/**
  * Makes an McpServer answer with toolerr's envelopes: arguments its zod
  * schema refuses become a <validation_error>, a thrown tool error reaches the
  * client intact, any other throw becomes INTERNAL_ERROR naming the tool;

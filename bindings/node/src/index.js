@@ -12,6 +12,7 @@ export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
 export { SUPPORTED_SDK } from './heal.js';
+export { resultText } from './result.js';
 
 const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);
 const sharedRendered = (method) => (...args) => markRendered(shared(method)(...args));

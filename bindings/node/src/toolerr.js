@@ -3,7 +3,6 @@
 // module; this file only builds requests and wraps responses.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import createPlugin from '@extism/extism';
 
 import { ToolErrorBuilder } from './builder.js';
 import { encodeRequest } from './encode.js';
@@ -334,10 +333,52 @@ export function markRendered(promise) {
 }
 
 async function startPlugin(wasm) {
+  const createPlugin = await loadExtism();
   return createPlugin(
     { wasm: [{ data: wasm }] },
     { useWasi: true, enableWasiOutput: false, logger: stderrLogger, runInWorker: false },
   );
+}
+
+// @extism/extism imports node:wasi, and the first load of node:wasi makes Node
+// print "ExperimentalWarning: WASI is an experimental feature and might change
+// at any time" on stderr: in every process that uses toolerr, every MCP server
+// start included. So Extism is loaded on first use, and while it loads (only
+// then) exactly that warning is dropped; every other warning passes as usual.
+let extism = null;
+
+function loadExtism() {
+  extism ??= withoutWasiWarning(() => import('@extism/extism')).then(
+    (module) => module.default,
+    (err) => {
+      extism = null; // let a later call try again
+      throw err;
+    },
+  );
+  return extism;
+}
+
+async function withoutWasiWarning(load) {
+  const emitWarning = process.emitWarning;
+  let active = true;
+  const filtered = function emitWarningButWasi(warning, ...rest) {
+    if (active && isWasiWarning(warning, rest[0])) return undefined;
+    return emitWarning.call(this, warning, ...rest);
+  };
+  process.emitWarning = filtered;
+  try {
+    return await load();
+  } finally {
+    active = false; // if someone replaced process.emitWarning meanwhile, the filter stays in their chain, inert
+    if (process.emitWarning === filtered) process.emitWarning = emitWarning;
+  }
+}
+
+// isWasiWarning: process.emitWarning(warning, type | {type}) of Node's WASI notice.
+function isWasiWarning(warning, typeOrOptions) {
+  const message = typeof warning === 'string' ? warning : warning?.message;
+  const type = typeof typeOrOptions === 'string' ? typeOrOptions : (typeOrOptions?.type ?? warning?.name);
+  return type === 'ExperimentalWarning' && typeof message === 'string' && message.startsWith('WASI is an experimental feature');
 }
 
 // The module never logs; if it ever did, the lines must not reach stdout,

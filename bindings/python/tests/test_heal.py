@@ -509,6 +509,6 @@ def test_pip_refuses_toolerr_mcp_with_mcp_1(tmp_path: Path) -> None:
     refused = pip_dry_run(tmp_path, "toolerr[mcp]", "mcp<2")
     assert refused.returncode != 0, refused.stdout
     assert "ResolutionImpossible" in refused.stderr
-    assert "toolerr[mcp] 0.1.0 depends on mcp<3 and >=2.3" in refused.stdout + refused.stderr
+    assert f"toolerr[mcp] {toolerr.__version__} depends on mcp<3 and >=2.3" in refused.stdout + refused.stderr
     accepted = pip_dry_run(tmp_path, "toolerr[mcp]", "mcp>=2")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr

@@ -1,5 +1,6 @@
 """Every Python snippet of the README runs as written, in a fresh
-interpreter, and the Render and Contract snippets print what the README
+interpreter, prints nothing on stderr, and type-checks as written under
+``mypy --strict``; the Render and Contract snippets print what the README
 shows. The README opens with the heal example, which serves over stdio as
 the text under it says."""
 
@@ -23,7 +24,17 @@ def run(code: str) -> str:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL
     )
     assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
     return out.stdout
+
+
+def mypy_strict(files: list[Path], cache: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict on files, against the installed toolerr (its py.typed
+    annotations, as a user's project sees them)."""
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-color-output", "--cache-dir", str(cache), *map(str, files)],
+        capture_output=True, text=True, timeout=300,
+    )
 
 
 def test_readme_has_snippets() -> None:
@@ -33,6 +44,56 @@ def test_readme_has_snippets() -> None:
 @pytest.mark.parametrize("code", SNIPPETS, ids=[f"snippet {i}" for i in range(len(SNIPPETS))])
 def test_snippet_runs(code: str) -> None:
     run(code)
+
+
+def test_snippets_type_check_under_mypy_strict(tmp_path: Path) -> None:
+    """What a project checked with mypy --strict gets when it copies a
+    snippet: no error. (Snippets that show a refused call say so with a
+    `# type: ignore[code]`, which --strict reports if it is not needed.)"""
+    files = []
+    for i, code in enumerate(SNIPPETS):
+        files.append(tmp_path / f"snippet_{i}.py")
+        files[-1].write_text(code, encoding="utf-8")
+    out = mypy_strict(files, tmp_path / "cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+# The typed API the snippets rely on, beyond what they exercise: guard()
+# keeps a handler's parameters and adds CallToolResult to what it returns,
+# result_text is a str, and refused uses stay refused.
+TYPED_API = """
+from mcp_types import CallToolResult
+import toolerr
+
+@toolerr.guard("billing.get_invoice")
+def get_invoice(invoice_id: str) -> dict[str, str]:
+    return {"id": invoice_id}
+
+@toolerr.guard("billing.export_invoices")
+async def export_invoices(limit: int) -> list[str]:
+    return []
+
+sync_result: dict[str, str] | CallToolResult = get_invoice("inv_001")
+get_invoice(1)  # type: ignore[arg-type]
+get_invoice("inv_001").content  # type: ignore[union-attr]
+
+async def client() -> None:
+    async_result: list[str] | CallToolResult = await export_invoices(3)
+    export_invoices("3")  # type: ignore[arg-type,unused-coroutine]
+
+text: str = toolerr.result_text(toolerr.required("id"))
+text = toolerr.result_text({"content": [{"type": "text", "text": "t"}]})
+toolerr.result_text("text")  # type: ignore[arg-type]
+envelope = toolerr.parse(text)
+if isinstance(envelope, toolerr.ToolErrorEnvelope):
+    code: str = envelope.code
+"""
+
+
+def test_typed_api_under_mypy_strict(tmp_path: Path) -> None:
+    (tmp_path / "typed_api.py").write_text(TYPED_API, encoding="utf-8")
+    out = mypy_strict([tmp_path / "typed_api.py"], tmp_path / "cache")
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_render_snippet_prints_what_the_readme_shows() -> None:

@@ -3,7 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import {
-  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate, heal,
+  load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate, heal, resultText,
   type CallToolResult, type Envelope, type ValidateResult, type Lockfile, type ContractDiff, type Contract,
 } from 'toolerr';
 
@@ -16,6 +16,11 @@ export async function usage(): Promise<void> {
     return { content: [{ type: 'text' as const, text: id }] };
   });
   await handler('x');
+  const text: string = resultText(a);
+  resultText(await handler('y'));
+  resultText(null);
+  // @ts-expect-error resultText reads a result object
+  resultText(text);
   const env: Envelope | null = await parse(a);
   if (env?.kind === 'tool_error') env.details['k']?.toUpperCase();
   const v: ValidateResult = await t.validate('tool', { type: 'object' }, {});

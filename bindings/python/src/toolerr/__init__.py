@@ -17,6 +17,7 @@ from ._api import (
     ClientError,
     Envelope,
     ErrorBuilder,
+    Guard,
     ToolErrorEnvelope,
     ToolErrorException,
     ValidationErrorEnvelope,
@@ -34,6 +35,7 @@ from ._api import (
     parse,
     rate_limited,
     required,
+    result_text,
     server_busy,
     simple_error,
     to_call_tool_result,
@@ -45,7 +47,7 @@ from ._errors import ToolerrError
 from ._heal import heal
 from ._sdk import SUPPORTED_MCP, MCPVersionError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def call(export: str, request: Request = None) -> str:
@@ -64,6 +66,7 @@ __all__ = [
     "ClientError",
     "Envelope",
     "ErrorBuilder",
+    "Guard",
     "MCPVersionError",
     "Request",
     "SUPPORTED_MCP",
@@ -92,6 +95,7 @@ __all__ = [
     "parse",
     "rate_limited",
     "required",
+    "result_text",
     "server_busy",
     "simple_error",
     "to_call_tool_result",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar, Union, overload
 
 from mcp_types import CallToolResult, TextContent
 
@@ -46,6 +46,7 @@ __all__ = [
     "parse",
     "rate_limited",
     "required",
+    "result_text",
     "server_busy",
     "simple_error",
     "tool_error",
@@ -67,6 +68,24 @@ def to_call_tool_result(response: Mapping[str, Any]) -> CallToolResult:
         content=[TextContent(type="text", text=block["text"]) for block in response["content"]],
         is_error=bool(response["isError"]),
     )
+
+
+def result_text(result: CallToolResult | Mapping[str, Any]) -> str:
+    """The text of the first text block of an MCP ``CallToolResult`` (one
+    toolerr rendered, a tool's own, or one a client received; or its dict
+    form), or ``""`` when it has none. It only reads the result."""
+
+    def get(value: Any, key: str) -> Any:
+        return value.get(key) if isinstance(value, Mapping) else getattr(value, key, None)
+
+    content = get(result, "content")
+    if not isinstance(content, (list, tuple)):
+        return ""
+    for block in content:
+        if get(block, "type") == "text":
+            text = get(block, "text")
+            return text if isinstance(text, str) else ""
+    return ""
 
 
 def _put(request: dict[str, Any], key: str, value: Any) -> None:
@@ -456,19 +475,35 @@ def handle_exception(
     return internal_error(message, tool=tool, action=action, module=module)
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None) -> Callable[[F], F]:
+class Guard(Protocol):
+    """What :func:`guard` returns: a decorator that keeps the handler's
+    parameters and adds ``CallToolResult`` (the envelope of what it raised) to
+    what it returns, awaited for an async handler."""
+
+    @overload
+    def __call__(
+        self, handler: Callable[P, Coroutine[Any, Any, R]], /
+    ) -> Callable[P, Coroutine[Any, Any, R | CallToolResult]]: ...
+    @overload
+    def __call__(self, handler: Callable[P, R], /) -> Callable[P, R | CallToolResult]: ...
+
+
+def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None) -> Guard:
     """Decorate a tool handler (sync or async) so that whatever it raises
-    reaches the model as an envelope (see :func:`handle_exception`).
+    reaches the model as an envelope (see :func:`handle_exception`): the
+    decorated handler returns what the handler returns, or that
+    ``CallToolResult``.
 
     Raises :class:`MCPVersionError` when an ``mcp`` package outside
     ``SUPPORTED_MCP`` is installed (mcp 1.x would send the returned result
     as JSON text with ``isError`` false); without ``mcp`` it works as is."""
     check_mcp("toolerr.guard", required=False)
 
-    def decorate(handler: F) -> F:
+    def decorate(handler: Callable[..., Any]) -> Callable[..., Any]:
         if inspect.iscoroutinefunction(handler):
 
             @functools.wraps(handler)
@@ -478,7 +513,7 @@ def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None
                 except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
                     return handle_exception(exc, tool, action=action, module=module)
 
-            return run_async  # type: ignore[return-value]
+            return run_async
 
         @functools.wraps(handler)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -487,7 +522,7 @@ def guard(tool: str, *, action: str | None = None, module: Toolerr | None = None
             except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
                 return handle_exception(exc, tool, action=action, module=module)
 
-        return run  # type: ignore[return-value]
+        return run
 
     return decorate
 

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# tests/install/run.sh: the bindings as a user gets them, outside the
+# repository. In fresh temporary directories it installs each binding the way
+# its README says, imports it, runs the README's first example (the one-line
+# heal of an MCP server, driven over stdio by drive.py) and checks that
+# nothing is written on stderr.
+#
+#   bash tests/install/run.sh [node] [python]     (default: every part)
+#
+# One line per check ("install: node pack server ok"), then
+# "install: N passed, M failed"; the exit status is 1 when a check failed.
+# A failed check prints the end of its log. TOOLERR_INSTALL_KEEP=1 keeps the
+# temporary directory. Runnable from any directory.
+#
+# Node: `npm pack` then `npm install` of the tarball, and `npm install` of
+# the folder with install-links (both literally as the README's Install
+# section says); then `import`, `require` (and, where this Node can be told
+# to refuse require() of ES modules, the CommonJS build an older Node
+# loads), and the server. The MCP SDK and zod come at the versions the
+# binding's tests pin.
+#
+# Python: `pip install` of the folder (the README's lines), of the wheel and
+# of the sdist `python -m build` makes (build and flit_core pinned in
+# bindings/python/requirements-dev.txt, run from the repository's virtual
+# environment), each into a fresh virtual environment, offline: pip gets
+# every dependency from a wheelhouse the repository environment's pip
+# downloads once, pinned by the same requirements file, and keeps under
+# ${TOOLERR_VENV:-.venv}/install-wheelhouse.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+here="$repo/tests/install"
+venv="${TOOLERR_VENV:-$repo/.venv}"
+python="${PYTHON:-python3}"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/toolerr-install.XXXXXX")"
+case "$work/" in "$repo"/*) echo "install: the temporary directory $work is inside the repository" >&2; exit 1 ;; esac
+if [ "${TOOLERR_INSTALL_KEEP:-0}" = 1 ]; then
+  echo "install: keeping $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+mkdir "$work/logs"
+
+passed=0
+failed=0
+# check NAME COMMAND...: runs COMMAND (output to a log) and reports it.
+check() {
+  local name="$1" log
+  shift
+  log="$work/logs/${name// /-}.log"
+  if "$@" >"$log" 2>&1; then
+    echo "install: $name ok"
+    passed=$((passed + 1))
+  else
+    echo "install: $name FAILED"
+    tail -n 40 "$log" | sed 's/^/    /'
+    failed=$((failed + 1))
+  fi
+}
+
+# readme_install README N: the Nth ```sh block of README's "## Install"
+# section, with /path/to/toolerr made this checkout.
+readme_install() {
+  awk -v want="$2" '
+    /^## / { inside = ($0 == "## Install") }
+    inside && /^```sh$/ { if (++n == want) { grab = 1; next } }
+    grab && /^```$/ { exit }
+    grab { print }' "$1" | sed "s#/path/to/toolerr#$repo#g"
+}
+
+# in_dir DIR SCRIPT: runs SCRIPT with bash -euo pipefail in DIR, echoed.
+in_dir() {
+  printf '%s\n' "$2" | sed 's/^/+ /'
+  (cd "$1" && bash -euo pipefail -c "$2")
+}
+
+# quiet COMMAND...: runs COMMAND, passes its stdout on, and fails if it
+# wrote anything on stderr.
+quiet() {
+  local err status
+  err="$(mktemp "$work/stderr.XXXXXX")"
+  "$@" 2>"$err"
+  status=$?
+  if [ -s "$err" ]; then
+    echo "stderr was not empty:"
+    cat "$err"
+    return 1
+  fi
+  return "$status"
+}
+
+# expect WANT COMMAND...: quiet COMMAND, whose stdout must be WANT.
+expect() {
+  local want="$1" got
+  shift
+  got="$(quiet "$@")" || { printf '%s\n' "$got"; return 1; }
+  [ "$got" = "$want" ] || { printf 'stdout:\n%s\nwant:\n%s\n' "$got" "$want"; return 1; }
+  echo "$got"
+}
+
+version="$(cat "$repo/VERSION")"
+want_text='<tool_error code="MISSING_REQUIRED_FIELD">'
+
+# --- Node ------------------------------------------------------------------
+
+node_dep() { # the version of a dev dependency the binding's tests pin
+  node -p "require('$repo/bindings/node/package.json').devDependencies['$1']"
+}
+
+# The package must resolve inside the project (a copy), never into the checkout.
+NODE_ESM='
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, required, resultText } from "toolerr";
+const where = realpathSync(fileURLToPath(import.meta.resolve("toolerr")));
+if (!where.startsWith(realpathSync(process.cwd()) + "/node_modules/toolerr/")) throw new Error(`toolerr is ${where}`);
+console.log(resultText(await required("id")).split("\n")[0], (await describe()).version);
+'
+NODE_CJS='
+const { realpathSync } = require("node:fs");
+const toolerr = require("toolerr");
+const where = realpathSync(require.resolve("toolerr"));
+if (!where.startsWith(realpathSync(process.cwd()) + "/node_modules/toolerr/")) throw new Error(`toolerr is ${where}`);
+const build = Object.keys(require.cache).some((f) => f.endsWith("/toolerr/cjs/index.js")) ? "cjs" : "esm";
+(async () => console.log(toolerr.resultText(await toolerr.required("id")).split("\n")[0], (await toolerr.describe()).version, build))();
+'
+
+node_project() { # node_project DIR: an empty package, as a server's would be
+  mkdir -p "$1" && printf '{\n  "name": "server",\n  "version": "1.0.0",\n  "private": true\n}\n' >"$1/package.json"
+}
+
+check_node_way() { # check_node_way NAME README_BLOCK
+  local name="$1" dir="$work/node-$1"
+  node_project "$dir"
+  check "node $name install" in_dir "$dir" "$(readme_install "$repo/bindings/node/README.md" "$2")"
+  check "node $name import" expect "$want_text $version" bash -c 'cd "$1" && node --input-type=module -e "$2"' _ "$dir" "$NODE_ESM"
+  # require() gives the ES module itself where this Node can require() one, else the CommonJS build.
+  check "node $name require" expect "$want_text $version $(node -p "process.features.require_module ? 'esm' : 'cjs'")" \
+    bash -c 'cd "$1" && node -e "$2"' _ "$dir" "$NODE_CJS"
+  if node -p "process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module')" | grep -qx true; then
+    check "node $name require-cjs" expect "$want_text $version cjs" \
+      bash -c 'cd "$1" && node --no-experimental-require-module -e "$2"' _ "$dir" "$NODE_CJS"
+  fi
+  check "node $name server" bash -c '
+    cd "$1" &&
+    npm install "@modelcontextprotocol/sdk@$2" "zod@$3" &&
+    awk "/^\`\`\`js\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$4/bindings/node/README.md" >server.mjs &&
+    cat server.mjs &&
+    python3 "$5/drive.py" node server.mjs' _ "$dir" "$(node_dep @modelcontextprotocol/sdk)" "$(node_dep zod)" "$repo" "$here"
+}
+
+check_node() {
+  # npm: quiet, and from its cache when it has the package.
+  export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false npm_config_prefer_offline=true
+  check_node_way pack 1
+  check_node_way path 2
+}
+
+# --- Python ----------------------------------------------------------------
+
+PY_IMPORT='
+import importlib.metadata, sys
+from pathlib import Path
+import toolerr
+where = Path(toolerr.__file__).resolve()
+assert where.is_relative_to(Path(sys.prefix).resolve()), f"toolerr is {where}"
+assert importlib.metadata.metadata("toolerr")["License-Expression"] == "Apache-2.0"
+print(toolerr.result_text(toolerr.required("id")).splitlines()[0], toolerr.__version__, toolerr.describe()["version"])
+'
+# MCPServer sets up logging at INFO on stderr; heal() logs one line per failed call there, as the SDK does.
+PY_LOG_LINES=(--allow-stderr "Tool 'billing.get_invoice' rejected arguments: \['id'\]"
+  --allow-stderr "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID")
+
+wheelhouse() { # fills $wheels with every dependency of toolerr[mcp], pinned, and flit_core
+  local key
+  key="$(cat "$repo/bindings/python/requirements-dev.txt" "$repo/bindings/python/pyproject.toml" | sha256sum | cut -c1-16)"
+  wheels="$venv/install-wheelhouse/$key"
+  [ -f "$wheels/.complete" ] && return 0
+  rm -rf "$venv/install-wheelhouse" && mkdir -p "$wheels" &&
+    "$venv/bin/python" -m pip download --quiet --disable-pip-version-check -d "$wheels" \
+      -c "$repo/bindings/python/requirements-dev.txt" "$repo/bindings/python[mcp]" "flit_core==4.2.0" &&
+    touch "$wheels/.complete"
+}
+
+check_python_way() { # check_python_way NAME INSTALL_SCRIPT
+  local name="$1" dir="$work/python-$1"
+  mkdir -p "$dir"
+  check "python $name install" in_dir "$dir" "$2"
+  check "python $name import" expect "$want_text $version $version" \
+    bash -c 'cd "$1" && .venv/bin/python -c "$2"' _ "$dir" "$PY_IMPORT"
+  check "python $name server" bash -c '
+    cd "$1" &&
+    awk "/^\`\`\`python\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$2/bindings/python/README.md" >server.py &&
+    cat server.py &&
+    python3 "$3/drive.py" "${@:4}" -- .venv/bin/python server.py' _ "$dir" "$repo" "$here" "${PY_LOG_LINES[@]}"
+}
+
+check_python() {
+  local wheels="" dist="$work/python-dist"
+  # The repository environment, with build and flit_core (make test's prepare phase made it).
+  if ! "$venv/bin/python" -c 'import build, flit_core' >/dev/null 2>&1; then
+    check "python venv" bash "$repo/bindings/python/venv.sh"
+  fi
+  check "python wheelhouse" wheelhouse
+  # Offline: every install below takes its dependencies (and flit_core, to
+  # build the folder and the sdist) from the wheelhouse.
+  export PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels" PIP_DISABLE_PIP_VERSION_CHECK=1
+  check_python_way path "$(readme_install "$repo/bindings/python/README.md" 1)"
+  # The README's second block, with the repository environment's build (pinned) and its flit_core.
+  check "python build" "$venv/bin/python" -m build --no-isolation --outdir "$dist" "$repo/bindings/python"
+  check_python_way wheel "$python -m venv .venv && .venv/bin/pip install '$dist/toolerr-$version-py3-none-any.whl[mcp]'"
+  check_python_way sdist "$python -m venv .venv && .venv/bin/pip install '$dist/toolerr-$version.tar.gz[mcp]'"
+}
+
+# --- Rust and Go -----------------------------------------------------------
+# The place for check_rust and check_go, written by the engineers who own
+# those bindings: the crate from a path and from `cargo package`, and the Go
+# module from a fresh module outside the repository, each running its
+# README's first example with nothing on stderr, reported with check() like
+# the ones above. Add "rust" and "go" to parts below when they exist.
+
+parts=("$@")
+[ "${#parts[@]}" -gt 0 ] || parts=(node python)
+for part in "${parts[@]}"; do
+  if ! declare -F "check_$part" >/dev/null; then
+    echo "install: no checks for $part (parts: node, python)" >&2
+    exit 64
+  fi
+  "check_$part"
+done
+echo "install: took ${SECONDS}s"
+echo "install: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
