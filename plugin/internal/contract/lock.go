@@ -29,6 +29,7 @@ type lockedTool struct {
 type Lockfile struct {
 	tools  []lockedTool
 	digest string
+	size   int // bytes of the tools' canonical JSON
 }
 
 func (l *Lockfile) find(name string) *lockedTool {
@@ -124,8 +125,14 @@ func lockTools(field string, tools *jsonv.Value) (*Lockfile, error) {
 				contract.Members = append(contract.Members, jsonv.Member{Key: f, Value: canonicalize(v)})
 			}
 		}
+		// The canonical JSON cannot hold a number that overflowed: written
+		// as null it would pin another contract.
+		if ptr, found := jsonv.Overflowing(contract); found {
+			return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308) at %s, which JSON.parse reads as Infinity: a contract cannot state it", strconv.Quote(at), strconv.Quote(ptr))
+		}
 		canonical := jsonv.AppendValue(nil, contract)
 		l.tools = append(l.tools, lockedTool{name: name.Str, contract: contract, canonical: canonical, digest: sha256Hex(canonical)})
+		l.size += len(canonical)
 	}
 	sort.Slice(l.tools, func(i, j int) bool { return l.tools[i].name < l.tools[j].name })
 	l.digest = l.overallDigest()

@@ -55,7 +55,10 @@ func callContractDiff(c *call, input []byte) *abi.Error {
 	if err != nil {
 		return err
 	}
-	deltas := contract.CachedDiff(before, after)
+	deltas, err := r.diff(before, after)
+	if err != nil {
+		return err
+	}
 	w := jsonv.Writer{B: c.out}
 	w.Raw(`{"deltas":`)
 	writeDeltas(&w, deltas)
@@ -70,6 +73,15 @@ func callContractDiff(c *call, input []byte) *abi.Error {
 	w.Byte('}')
 	c.out = w.B
 	return nil
+}
+
+// diff is contract.CachedDiff, its budget's refusal as REQUEST_TOO_LARGE.
+func (r *request) diff(before, after *contract.Lockfile) ([]contract.Delta, *abi.Error) {
+	deltas, err := contract.CachedDiff(before, after)
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: %s", r.export, err.Error())
+	}
+	return deltas, nil
 }
 
 // contractOf reads a lockfile, a tools array or a tools/list result from

@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"errors"
+	"math"
 	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
@@ -47,12 +49,13 @@ func callFormatValidation(c *call, input []byte) *abi.Error {
 		return r.fail(`"schema" is only read with dialect "jsonschema"`)
 	}
 	args := r.obj.Get("args")
+	idx := &jsonv.Index{}
 	var issues []validation.Issue
 	switch dialect {
 	case "pydantic":
 		issues = validation.PydanticIssues(issuesValue.Arr, args)
 	case "jsonschema":
-		issues = validation.JSONSchemaIssues(issuesValue.Arr, schema, args)
+		issues = validation.JSONSchemaIssues(issuesValue.Arr, schema, args, idx)
 	default:
 		issues = c.issues[:0]
 		for _, item := range issuesValue.Arr {
@@ -64,7 +67,18 @@ func callFormatValidation(c *call, input []byte) *abi.Error {
 	if err != nil {
 		return err
 	}
-	c.scratch = validation.AppendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
+	return c.validationError(r, len(input), action, issues, args, awareness, idx)
+}
+
+// validationError renders the validation error of a request of n bytes as
+// the response's CallToolResult, or refuses one that would be longer than
+// validation.OutputLimit allows.
+func (c *call) validationError(r *request, n int, action string, issues []validation.Issue, args *jsonv.Value, awareness *contract.Awareness, idx *jsonv.Index) *abi.Error {
+	var err error
+	c.scratch, err = validation.AppendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness, idx, validation.OutputLimit(n))
+	if err != nil {
+		return abi.Errorf(abi.CodeRequestTooLarge, "%s: %s", r.export, err.Error())
+	}
 	c.toolResult(c.scratchText(), true)
 	return nil
 }
@@ -93,10 +107,14 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 		a.Action = *s
 	}
 	if m := present(c, "maxDeltas"); m != nil {
-		if m.Kind != jsonv.KindNumber || m.Num < 0 || m.Num != float64(int(m.Num)) {
+		// Checked as a number, never through a conversion to int, which
+		// wraps natively and saturates in wasm past the int range. Any
+		// count above the number of deltas keeps them all, as the
+		// reference's slice does.
+		if m.Kind != jsonv.KindNumber || !finite(m.Num) || m.Num < 0 || m.Num != math.Trunc(m.Num) {
 			return nil, r.fail(`"contract.maxDeltas" must be a non-negative integer`)
 		}
-		a.MaxDeltas = int(m.Num)
+		a.MaxDeltas = int(min(m.Num, math.MaxInt32))
 	}
 	if inc := present(c, "includeAllSeverities"); inc != nil {
 		if inc.Kind != jsonv.KindBool {
@@ -119,7 +137,9 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Deltas = contract.CachedDiff(before, after)
+		if a.Deltas, err = r.diff(before, after); err != nil {
+			return nil, err
+		}
 		return a, nil
 	}
 	if deltas == nil {
@@ -189,8 +209,13 @@ func callValidate(c *call, input []byte) *abi.Error {
 	if err != nil {
 		return err
 	}
-	issues, verr := validation.Validate(schema, args)
+	idx := &jsonv.Index{}
+	issues, verr := validation.Validate(schema, args, idx, validation.WorkBudget(len(input)))
 	if verr != nil {
+		var work *validation.TooMuchWorkError
+		if errors.As(verr, &work) {
+			return abi.Errorf(abi.CodeRequestTooLarge, "%s: %s", r.export, verr.Error())
+		}
 		return r.fail("%s", verr.Error())
 	}
 	if len(issues) == 0 {
@@ -198,8 +223,9 @@ func callValidate(c *call, input []byte) *abi.Error {
 		return nil
 	}
 	c.out = append(c.out, `{"valid":false,"result":`...)
-	c.scratch = validation.AppendValidationError(c.scratch[:0], &c.line, action, issues, args, awareness)
-	c.toolResult(c.scratchText(), true)
+	if err := c.validationError(r, len(input), action, issues, args, awareness, idx); err != nil {
+		return err
+	}
 	c.out = append(c.out, '}')
 	return nil
 }

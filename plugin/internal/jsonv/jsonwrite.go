@@ -143,3 +143,75 @@ func AppendValue(b []byte, v *Value) []byte {
 		return append(b, '}')
 	}
 }
+
+// AppendValuePrefix writes the beginning of AppendValue(v): all of it, or
+// a prefix of at least limit bytes (possibly more). Its time is bounded by
+// limit, not by the size of v, so a value echoed in part many times costs
+// each time only the part that is shown.
+func AppendValuePrefix(b []byte, v *Value, limit int) []byte {
+	p := prefixWriter{b: b, stop: len(b) + limit}
+	p.value(v)
+	return p.b
+}
+
+type prefixWriter struct {
+	b    []byte
+	stop int
+}
+
+func (p *prefixWriter) full() bool { return len(p.b) >= p.stop }
+
+// value writes v, or as much of it as reaches the stop.
+func (p *prefixWriter) value(v *Value) {
+	switch v.Kind {
+	case KindString:
+		p.str(v.Str)
+	case KindArray:
+		p.b = append(p.b, '[')
+		for i, item := range v.Arr {
+			if p.full() {
+				return
+			}
+			if i > 0 {
+				p.b = append(p.b, ',')
+			}
+			p.value(item)
+		}
+		p.b = append(p.b, ']')
+	case KindObject:
+		p.b = append(p.b, '{')
+		for i, m := range v.Members {
+			if p.full() {
+				return
+			}
+			if i > 0 {
+				p.b = append(p.b, ',')
+			}
+			p.str(m.Key)
+			if p.full() {
+				return
+			}
+			p.b = append(p.b, ':')
+			p.value(m.Value)
+		}
+		p.b = append(p.b, '}')
+	default:
+		p.b = AppendValue(p.b, v)
+	}
+}
+
+// str writes s as a JSON string, or its beginning up to the stop. A string
+// cut at a rune start (never inside a UTF-8 sequence) escapes to a prefix
+// of the whole string's escape.
+func (p *prefixWriter) str(s string) {
+	if room := p.stop - len(p.b); len(s) > room {
+		i := max(room, 0)
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++
+		}
+		p.b = appendJSONString(p.b, s[:i])
+		p.b = p.b[:len(p.b)-1] // not closed: the string goes on
+		return
+	}
+	p.b = appendJSONString(p.b, s)
+}

@@ -135,6 +135,25 @@ func (as attrList) get(name string) (string, bool) {
 	return "", false
 }
 
+// manyAttrs is the attribute count from which has keeps a set of names.
+const manyAttrs = 8
+
+// has reports whether the list holds name; from manyAttrs attributes on it
+// answers from *names, which it builds then.
+func (as attrList) has(name string, names *map[string]bool) bool {
+	if *names == nil {
+		if len(as) < manyAttrs {
+			_, ok := as.get(name)
+			return ok
+		}
+		*names = make(map[string]bool, 2*len(as))
+		for _, a := range as {
+			(*names)[a.name] = true
+		}
+	}
+	return (*names)[name]
+}
+
 // value is get without the presence flag.
 func (as attrList) value(name string) string {
 	v, _ := as.get(name)
@@ -146,6 +165,9 @@ func (as attrList) value(name string) string {
 // buf.
 func readOpenTag(text string, pos int, buf attrList) (attrList, int, bool) {
 	attrs := buf
+	// names finds repeated names once a tag has many attributes, so that
+	// checking each new one is not a scan of all before it.
+	var names map[string]bool
 	for pos < len(text) {
 		c := text[pos]
 		switch {
@@ -181,8 +203,11 @@ func readOpenTag(text string, pos int, buf attrList) (attrList, int, bool) {
 			if end < 0 {
 				return nil, 0, false
 			}
-			if _, dup := attrs.get(name); !dup {
+			if !attrs.has(name, &names) {
 				attrs = append(attrs, attr{name, decodeEntities(text[pos+1 : pos+1+end])})
+				if names != nil {
+					names[name] = true
+				}
 			}
 			pos += end + 2
 		}
@@ -284,6 +309,7 @@ func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 		t.Severity = sev
 	}
 	haveMessage := false
+	var detailAt map[string]int // a detail's index by key, once there are many
 	legacyActions := ""
 	haveLegacy := false
 	sawAction := false // an <action> element, even an empty one
@@ -320,7 +346,7 @@ func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 				}
 			case "detail":
 				key := tagAttrs.value("key")
-				t.Details = setDetail(t.Details, key, text(raw))
+				t.Details = setDetail(t.Details, &detailAt, key, text(raw))
 			}
 		case "available_actions":
 			// Scanning on inside the block finds its <action> elements;
@@ -350,8 +376,23 @@ func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 }
 
 // setDetail keeps the first position of a key and its last value, as a
-// JavaScript object does.
-func setDetail(details []ParsedDetail, key, value string) []ParsedDetail {
+// JavaScript object does. From manyAttrs details on, *at finds a key's
+// position, so that many details cost one pass, not one per detail.
+func setDetail(details []ParsedDetail, at *map[string]int, key, value string) []ParsedDetail {
+	if *at == nil && len(details) >= manyAttrs {
+		*at = make(map[string]int, 2*len(details))
+		for i, d := range details {
+			(*at)[d.Key] = i
+		}
+	}
+	if *at != nil {
+		if i, ok := (*at)[key]; ok {
+			details[i].Value = value
+			return details
+		}
+		(*at)[key] = len(details)
+		return append(details, ParsedDetail{key, value})
+	}
 	for i := range details {
 		if details[i].Key == key {
 			details[i].Value = value

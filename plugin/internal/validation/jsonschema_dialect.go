@@ -29,8 +29,17 @@ type jsonSchemaEntry struct {
 // JSONSchemaIssues maps ajv error objects (instancePath, keyword, params,
 // message) or JSON Schema basic-output units (instanceLocation,
 // keywordLocation, error) to issues. schema, when given, supplies the
-// keyword values that basic output leaves out.
-func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value) []Issue {
+// keyword values that basic output leaves out. idx (nil for a new one)
+// finds members in schema and args.
+//
+// Its time is linear in the entries, the schema and args: lookups go
+// through the index, the suggestion drawn from one schema keyword is
+// written once however many entries name it, and the unknown keys of one
+// object are listed once each however many entries report them.
+func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value, idx *jsonv.Index) []Issue {
+	if idx == nil {
+		idx = &jsonv.Index{}
+	}
 	var list []jsonSchemaEntry
 	for _, e := range entries {
 		var je jsonSchemaEntry
@@ -40,7 +49,7 @@ func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value) []Issue
 			je.schemaPath, _ = jsonv.GetString(e, "schemaPath")
 			je.message, _ = jsonv.GetString(e, "message")
 			je.params = e.Get("params")
-			je.value = jsonv.LookupPointer(schema, je.schemaPath)
+			je.value = idx.LookupPointer(schema, je.schemaPath)
 		} else {
 			il, _ := jsonv.GetString(e, "instanceLocation")
 			kl, _ := jsonv.GetString(e, "keywordLocation")
@@ -52,11 +61,11 @@ func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value) []Issue
 			je.message, _ = jsonv.GetString(e, "error")
 			if abs, ok := jsonv.GetString(e, "absoluteKeywordLocation"); ok {
 				if i := strings.IndexByte(abs, '#'); i >= 0 {
-					je.value = jsonv.LookupPointer(schema, abs[i:])
+					je.value = idx.LookupPointer(schema, abs[i:])
 				}
 			}
 			if je.value == nil {
-				je.value = jsonv.LookupPointer(schema, kl)
+				je.value = idx.LookupPointer(schema, kl)
 			}
 			if schemaContainers[je.keyword] || je.keyword == "" {
 				continue
@@ -66,58 +75,96 @@ func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value) []Issue
 	}
 	// Errors inside the branches of a failed anyOf/oneOf are noise next to
 	// the union error itself.
-	var unions []string
+	unions := &unionTrie{}
 	for _, je := range list {
 		if (je.keyword == "anyOf" || je.keyword == "oneOf") && je.schemaPath != "" {
-			unions = append(unions, je.schemaPath+"/")
+			unions.add(je.schemaPath)
 		}
 	}
-	type pending struct {
-		issue Issue
-		extra []string
-	}
-	var out []pending
-	extras := map[string]int{}
+	var out []Issue
+	groups := map[string]*extraGroup{} // unknown keys by the path of their object
+	var order []*extraGroup
+	suggestions := map[suggestionKey]string{}
+	missing := &missingMemo{found: map[[2]*jsonv.Value]missingName{}, names: map[*jsonv.Value][]string{}}
 	for _, je := range list {
-		if inBranch(je.schemaPath, unions) {
+		if unions.inBranch(je.schemaPath) {
 			continue
 		}
 		if je.keyword == "additionalProperties" || je.keyword == "unevaluatedProperties" {
-			parent, keys := extraKeys(je, schema, args)
-			id := issuePath(parent)
-			if i, ok := extras[id]; ok {
-				out[i].extra = append(out[i].extra, keys...)
-				continue
-			}
-			extras[id] = len(out)
-			out = append(out, pending{Issue{Path: parent, Message: je.message}, keys})
+			extraKeys(je, schema, args, idx, groups, &order, &out)
 			continue
 		}
 		path := je.path
 		if je.keyword == "required" {
-			if name, ok := missingProperty(je, args); ok {
+			if name, ok := missingProperty(je, args, idx, missing); ok {
 				path = append(append([]*jsonv.Value{}, path...), &jsonv.Value{Kind: jsonv.KindString, Str: name})
 			}
 		}
-		out = append(out, pending{issue: Issue{Path: path, Message: je.message, Suggestion: jsonSchemaSuggestion(je)}})
+		key := suggestionKey{je.keyword, je.params, je.value}
+		suggestion, ok := suggestions[key]
+		if !ok {
+			suggestion = jsonSchemaSuggestion(je)
+			suggestions[key] = suggestion
+		}
+		out = append(out, Issue{Path: path, Message: je.message, Suggestion: suggestion})
 	}
-	issues := make([]Issue, len(out))
-	for i, p := range out {
-		issues[i] = p.issue
-		if len(p.extra) > 0 {
-			issues[i].Suggestion = suggestUnrecognized(p.extra)
+	for _, g := range order {
+		if len(g.keys) > 0 {
+			out[g.at].Suggestion = suggestUnrecognized(g.keys)
 		}
 	}
-	return issues
+	return out
 }
 
-func inBranch(schemaPath string, unions []string) bool {
-	for _, u := range unions {
-		if strings.HasPrefix(schemaPath, u) {
+// suggestionKey is what a JSON Schema suggestion depends on.
+type suggestionKey struct {
+	keyword       string
+	params, value *jsonv.Value
+}
+
+// unionTrie holds the keyword locations of union errors, segment by
+// segment, so that whether a location lies inside one is answered in one
+// pass over the location.
+type unionTrie struct {
+	next  map[string]*unionTrie
+	union bool // a union's location ends here
+}
+
+func (t *unionTrie) add(loc string) {
+	for {
+		seg, rest, more := strings.Cut(loc, "/")
+		if t.next == nil {
+			t.next = map[string]*unionTrie{}
+		}
+		n, ok := t.next[seg]
+		if !ok {
+			n = &unionTrie{}
+			t.next[seg] = n
+		}
+		t = n
+		if !more {
+			t.union = true
+			return
+		}
+		loc = rest
+	}
+}
+
+// inBranch reports whether loc starts with a union's location and a '/'.
+func (t *unionTrie) inBranch(loc string) bool {
+	for {
+		seg, rest, more := strings.Cut(loc, "/")
+		if t = t.next[seg]; t == nil {
+			return false
+		}
+		if !more {
+			return false
+		}
+		if t.union {
 			return true
 		}
+		loc = rest
 	}
-	return false
 }
 
 // param reads an ajv param, or falls back to the keyword's schema value.
@@ -128,42 +175,107 @@ func (je jsonSchemaEntry) param(name string) *jsonv.Value {
 	return je.value
 }
 
-// extraKeys finds the object and the unexpected keys of an
-// additionalProperties error.
-func extraKeys(je jsonSchemaEntry, schema, args *jsonv.Value) ([]*jsonv.Value, []string) {
+// extraGroup is the one issue of the unknown keys of one object: the keys
+// in the order they were reported, each once.
+type extraGroup struct {
+	at   int // the issue's index
+	keys []string
+	seen map[string]bool
+	// For basic output that names only the object: its keys not yet
+	// reported, in order, and the schemas already read.
+	remaining []string
+	started   bool
+	schemas   map[*jsonv.Value]bool
+}
+
+func (g *extraGroup) add(k string) {
+	if !g.seen[k] {
+		g.seen[k] = true
+		g.keys = append(g.keys, k)
+	}
+}
+
+// extraKeys files the unexpected keys of an additionalProperties (or
+// unevaluatedProperties) error under the object they belong to.
+func extraKeys(je jsonSchemaEntry, schema, args *jsonv.Value, idx *jsonv.Index, groups map[string]*extraGroup, order *[]*extraGroup, out *[]Issue) {
+	group := func(parent []*jsonv.Value) *extraGroup {
+		id := issuePath(parent)
+		g, ok := groups[id]
+		if !ok {
+			g = &extraGroup{at: len(*out), seen: map[string]bool{}}
+			groups[id] = g
+			*order = append(*order, g)
+			*out = append(*out, Issue{Path: parent, Message: je.message})
+		}
+		return g
+	}
 	if k, ok := jsonv.GetString(je.params, "additionalProperty"); ok {
-		return je.path, []string{k}
+		group(je.path).add(k)
+		return
 	}
 	if k, ok := jsonv.GetString(je.params, "unevaluatedProperty"); ok {
-		return je.path, []string{k}
+		group(je.path).add(k)
+		return
 	}
 	if d, ok := keywordInstanceDepth(je.schemaPath); ok && len(je.path) == d+1 {
 		// Basic output that names the extra property itself.
-		return je.path[:d], []string{jsonv.SegmentText(je.path[d])}
+		group(je.path[:d]).add(jsonv.SegmentText(je.path[d]))
+		return
 	}
-	obj := jsonv.LookupPath(args, je.path)
+	obj := idx.LookupPath(args, je.path)
 	if len(je.path) == 0 {
 		obj = args
 	}
 	if obj != nil && obj.Kind == jsonv.KindObject {
 		// Basic output names the object: the extras are the keys its
 		// schema does not declare.
-		parentSchema := jsonv.LookupPointer(schema, strings.TrimSuffix(je.schemaPath, "/"+je.keyword))
-		props := parentSchema.Get("properties")
-		var keys []string
-		for _, m := range obj.Members {
-			if props.Get(m.Key) == nil {
-				keys = append(keys, m.Key)
+		parentSchema := idx.LookupPointer(schema, strings.TrimSuffix(je.schemaPath, "/"+je.keyword))
+		if props := parentSchema.Get("properties"); props != nil {
+			if g := groups[issuePath(je.path)]; g != nil && g.schemas[props] {
+				return // the same object against the same properties: nothing new
 			}
-		}
-		if len(keys) > 0 && props != nil {
-			return je.path, keys
+			// Some key is undeclared when fewer of the object's keys are
+			// declared than it has.
+			declared := 0
+			for _, m := range props.Members {
+				if idx.Position(obj, m.Key) >= 0 {
+					declared++
+				}
+			}
+			if declared < len(obj.Members) {
+				g := group(je.path)
+				if !g.started {
+					g.started = true
+					g.schemas = map[*jsonv.Value]bool{}
+					for _, m := range obj.Members {
+						g.remaining = append(g.remaining, m.Key)
+					}
+				}
+				g.schemas[props] = true
+				// Keys already reported drop out, and so do the keys this
+				// schema does not declare (reported now): what remains is
+				// declared here, so each scan costs at most the keys
+				// reported plus this schema's properties.
+				kept := g.remaining[:0]
+				for _, k := range g.remaining {
+					switch {
+					case g.seen[k]:
+					case idx.Position(props, k) < 0:
+						g.add(k)
+					default:
+						kept = append(kept, k)
+					}
+				}
+				g.remaining = kept
+				return
+			}
 		}
 	}
 	if len(je.path) > 0 {
-		return je.path[:len(je.path)-1], []string{jsonv.SegmentText(je.path[len(je.path)-1])}
+		group(je.path[:len(je.path)-1]).add(jsonv.SegmentText(je.path[len(je.path)-1]))
+		return
 	}
-	return je.path, nil
+	group(je.path)
 }
 
 // keywordInstanceDepth counts how many levels into the instance a keyword
@@ -202,20 +314,65 @@ func keywordInstanceDepth(loc string) (int, bool) {
 	return depth, true
 }
 
-// missingProperty names the property a required error is about.
-func missingProperty(je jsonSchemaEntry, args *jsonv.Value) (string, bool) {
+// missingMemo remembers missingProperty's work: the answer for a required
+// list and an object, and the distinct names of each list.
+type missingMemo struct {
+	found map[[2]*jsonv.Value]missingName
+	names map[*jsonv.Value][]string
+}
+
+type missingName struct {
+	name string
+	ok   bool
+}
+
+// requiredNames returns the distinct strings of a required list, in order,
+// read once per list.
+func (m *missingMemo) requiredNames(list *jsonv.Value) []string {
+	if names, ok := m.names[list]; ok {
+		return names
+	}
+	names := []string{}
+	seen := map[string]bool{}
+	for _, r := range list.Arr {
+		if r.Kind == jsonv.KindString && !seen[r.Str] {
+			seen[r.Str] = true
+			names = append(names, r.Str)
+		}
+	}
+	m.names[list] = names
+	return names
+}
+
+// missingProperty names the property a required error is about. The scan
+// of a required list against an object is remembered by both, so that
+// entries naming the same pair cost it once.
+func missingProperty(je jsonSchemaEntry, args *jsonv.Value, idx *jsonv.Index, memo *missingMemo) (string, bool) {
 	if name, ok := jsonv.GetString(je.params, "missingProperty"); ok {
 		return name, true
 	}
 	if je.value != nil && je.value.Kind == jsonv.KindArray {
 		obj := args
 		if len(je.path) > 0 {
-			obj = jsonv.LookupPath(args, je.path)
+			obj = idx.LookupPath(args, je.path)
 		}
-		for _, r := range je.value.Arr {
-			if r.Kind == jsonv.KindString && (obj == nil || obj.Get(r.Str) == nil) {
-				return r.Str, true
+		key := [2]*jsonv.Value{je.value, obj}
+		found, done := memo.found[key]
+		if !done {
+			names := memo.requiredNames(je.value)
+			for _, name := range names {
+				// The names are distinct, and the scan stops at the first
+				// one the object lacks: it reads at most one more name than
+				// the object has members.
+				if obj == nil || idx.Position(obj, name) < 0 {
+					found = missingName{name, true}
+					break
+				}
 			}
+			memo.found[key] = found
+		}
+		if found.ok {
+			return found.name, true
 		}
 	}
 	// Last resort: the first quoted name in the message.

@@ -155,27 +155,43 @@ func pythonAlternatives(v *jsonv.Value) []*jsonv.Value {
 		return nil
 	}
 	var out []*jsonv.Value
-	rest := v.Str
-	for rest != "" {
+	text := v.Str
+	// next[i] is where separator i next occurs at or after the read
+	// position (-1: nowhere): a separator is searched for again only once
+	// the position has passed it, so the text is read a bounded number of
+	// times in all, not once per token.
+	seps := [...]string{", ", " or "}
+	next := [len(seps)]int{-2, -2}
+	pos := 0
+	for pos < len(text) {
+		rest := text[pos:]
 		var token string
 		if q := rest[0]; q == '\'' || q == '"' {
 			end := strings.IndexByte(rest[1:], q)
 			if end < 0 {
-				token, rest = rest, ""
+				token, pos = rest, len(text)
 			} else {
 				out = append(out, &jsonv.Value{Kind: jsonv.KindString, Str: rest[1 : 1+end]})
-				rest = rest[end+2:]
-				rest = trimSeparator(rest)
+				pos += end + 2
+				pos += len(rest[end+2:]) - len(trimSeparator(rest[end+2:]))
 				continue
 			}
 		} else {
-			cut := len(rest)
-			for _, sep := range []string{", ", " or "} {
-				if i := strings.Index(rest, sep); i >= 0 && i < cut {
-					cut = i
+			cut := len(text)
+			for i, sep := range seps {
+				if next[i] != -1 && next[i] < pos {
+					if j := strings.Index(rest, sep); j >= 0 {
+						next[i] = pos + j
+					} else {
+						next[i] = -1
+					}
+				}
+				if next[i] >= 0 && next[i] < cut {
+					cut = next[i]
 				}
 			}
-			token, rest = rest[:cut], trimSeparator(rest[cut:])
+			token = text[pos:cut]
+			pos = cut + len(text[cut:]) - len(trimSeparator(text[cut:]))
 		}
 		if lit, ok := pythonConstants[token]; ok {
 			out = append(out, lit)

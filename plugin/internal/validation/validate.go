@@ -55,6 +55,16 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 	if ok {
 		return sch, nil
 	}
+	if at, found := jsonv.Overflowing(schema); found {
+		return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308), which JSON.parse reads as Infinity: a schema cannot state it", strconv.Quote(at))
+	}
+	if at, n, found := countOutOfRange(schema); found {
+		return nil, fmt.Errorf("%s is %s, more than the largest count allowed, 9007199254740992", strconv.Quote(at), jsonv.FormatNumber(n))
+	}
+	if limit := locationBudget(len(text)); locationBytes(schema, 0, limit) > limit {
+		return nil, &TooMuchWorkError{"the schema's subschemas have locations longer than " + strconv.Itoa(limit) +
+			" bytes in all (16 per byte of the schema, plus 1 MiB): a long property name lies above many of them"}
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
@@ -84,6 +94,79 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 		schemaCache.order = append(schemaCache.order, digest)
 	}
 	return sch, nil
+}
+
+// countKeywords are the keywords whose value is a count; the validator
+// reads them as integers, and one past 2^53 would wrap (2^64 reads as 0).
+var countKeywords = map[string]bool{
+	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
+	"minProperties": true, "maxProperties": true, "minContains": true, "maxContains": true,
+}
+
+// countOutOfRange finds the count keywords of schema whose value is past
+// 2^53 and returns the first by JSON Pointer (so the same one whatever the
+// order of the schema's members), with its value. Values of const, enum,
+// default and examples are data, not keywords, and are not searched.
+func countOutOfRange(schema *jsonv.Value) (at string, value float64, found bool) {
+	var walk func(v *jsonv.Value, pointer string)
+	walk = func(v *jsonv.Value, pointer string) {
+		switch v.Kind {
+		case jsonv.KindArray:
+			for i, item := range v.Arr {
+				walk(item, pointer+"/"+strconv.Itoa(i))
+			}
+		case jsonv.KindObject:
+			for _, m := range v.Members {
+				p := pointer + "/" + jsonv.EscapeToken(m.Key)
+				switch {
+				case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber && m.Value.Num > 1<<53:
+					if !found || p < at {
+						at, value, found = p, m.Value.Num, true
+					}
+				case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
+				default:
+					walk(m.Value, p)
+				}
+			}
+		}
+	}
+	walk(schema, "#")
+	return at, value, found
+}
+
+// locationBudget bounds the total length of the JSON Pointers of the values
+// of a schema of schemaBytes bytes of JSON: 16 per byte (a schema nested a
+// few levels deep with short names needs 2 to 5), plus 1 MiB. The compiler writes one
+// location per subschema, so a long key above many subschemas would make
+// compiling take time and memory in the square of the schema's size; it
+// is refused instead. The bound depends on the schema alone, as the cache
+// of compiled schemas requires.
+func locationBudget(schemaBytes int) int { return 16*schemaBytes + 1<<20 }
+
+// locationBytes sums the lengths of the JSON Pointers of v's members and
+// items, and theirs, below a pointer of base bytes, stopping once the sum
+// passes limit.
+func locationBytes(v *jsonv.Value, base, limit int) int {
+	n := 0
+	switch v.Kind {
+	case jsonv.KindObject:
+		for _, m := range v.Members {
+			if n > limit {
+				return n
+			}
+			p := base + 1 + len(m.Key)
+			n += p + locationBytes(m.Value, p, limit-n-p)
+		}
+	case jsonv.KindArray:
+		for i, item := range v.Arr {
+			if n > limit {
+				return n
+			}
+			p := base + 1 + len(strconv.Itoa(i))
+			n += p + locationBytes(item, p, limit-n-p)
+		}
+	}
+	return n
 }
 
 // toAny converts a Value to the shapes the validator reads: numbers as
@@ -122,13 +205,59 @@ func toAny(v *jsonv.Value) any {
 // errSchemaLoop reports a $ref chain that never reaches a keyword.
 var errSchemaLoop = errors.New("the schema's $ref chain loops back on itself")
 
-// Validate checks args against schema and returns the issues, in the
-// order of args and then of the schema; none means valid.
-func Validate(schema, args *jsonv.Value) ([]Issue, error) {
+// WorkBudget is the steps a validate request of requestBytes bytes may
+// take to gather the issues of its arguments (a step about 10 ns of
+// native work, or a byte kept): 16 per byte of the request, plus 8 Mi.
+// Gathering the issues of a value checked once per place the schema
+// applies to it stays far below it; issues repeated many times over (a
+// long required list on every item, a long name on every path) reach it,
+// and the request is refused instead of answered in time that grows with
+// the square of its size. The JSON Schema library's own check is not
+// counted: a schema that makes it do exponential work (a $ref used twice at
+// every level) is bounded by the host's call timeout (SECURITY.md).
+func WorkBudget(requestBytes int) int { return 16*requestBytes + 8<<20 }
+
+// TooMuchWorkError reports a validation over its budget of steps, or a
+// schema whose compiled form would be over its own bound (its message
+// says which).
+type TooMuchWorkError struct{ msg string }
+
+func (e *TooMuchWorkError) Error() string { return e.msg }
+
+func overBudget(limit int) error {
+	return &TooMuchWorkError{"checking the arguments against the schema takes more than " + strconv.Itoa(limit) +
+		" steps (16 per byte of the request, plus 8 Mi): the schema applies to them too many times over, or many issues repeat a long name"}
+}
+
+// workBudget counts the steps of gathering one validation's issues.
+type workBudget struct{ Steps, Limit int }
+
+// spend counts n steps of gathering issues in the budget of the
+// validation.
+func spend(b *workBudget, n int) error {
+	if b.Steps += n; b.Steps > b.Limit {
+		return overBudget(b.Limit)
+	}
+	return nil
+}
+
+// Validate checks args against schema, within budget steps (WorkBudget),
+// and returns the issues, in the order of args and then of the schema;
+// none means valid. idx (nil for a new one) finds members in schema and
+// args.
+func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
+	if idx == nil {
+		idx = &jsonv.Index{}
+	}
 	sch, err := compileSchema(schema)
 	if err != nil {
+		var work *TooMuchWorkError
+		if errors.As(err, &work) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("invalid schema: %s", oneLine(err.Error()))
 	}
+	b := &workBudget{Limit: budget}
 	verr := sch.Validate(toAny(args))
 	if verr == nil {
 		return nil, nil
@@ -138,7 +267,8 @@ func Validate(schema, args *jsonv.Value) ([]Issue, error) {
 		return nil, verr
 	}
 	var found []schemaIssue
-	if err := collectIssues(ve, schema, args, &found); err != nil {
+	c := &collector{schema: schema, args: args, idx: idx, budget: b, suggestions: map[suggestionOf]string{}}
+	if err := c.collect(ve, &found); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].before(found[j]) })
@@ -179,13 +309,19 @@ func (a schemaIssue) before(b schemaIssue) bool {
 	if a.rank != b.rank {
 		return a.rank < b.rank
 	}
-	return a.Message < b.Message
+	if a.Message != b.Message {
+		return a.Message < b.Message
+	}
+	// Last the suggestion: issues equal in all of these write the same
+	// line, so the order is total on what the envelope shows, whatever
+	// order the validator found them in.
+	return a.Suggestion < b.Suggestion
 }
 
 // newSchemaIssue builds the sort key of an issue at path. absent orders a
 // last segment that args lacks (a missing property, by its place in the
 // schema).
-func newSchemaIssue(is Issue, args *jsonv.Value, rank, absent int) schemaIssue {
+func newSchemaIssue(is Issue, args *jsonv.Value, idx *jsonv.Index, rank, absent int) schemaIssue {
 	si := schemaIssue{Issue: is, rank: rank}
 	cur := args
 	for i, seg := range is.Path {
@@ -197,18 +333,15 @@ func newSchemaIssue(is Issue, args *jsonv.Value, rank, absent int) schemaIssue {
 		if cur != nil {
 			switch cur.Kind {
 			case jsonv.KindObject:
-				for i, m := range cur.Members {
-					if m.Key == key {
-						pos = i
-						break
-					}
+				if i := idx.Position(cur, key); i >= 0 {
+					pos = i
 				}
 			case jsonv.KindArray:
 				if n, err := strconv.Atoi(key); err == nil {
 					pos = n
 				}
 			}
-			cur = jsonv.LookupPath(cur, []*jsonv.Value{seg})
+			cur = idx.Step(cur, seg)
 		}
 		si.positions = append(si.positions, pos)
 		si.names = append(si.names, key)
@@ -231,20 +364,79 @@ func ratText(r *big.Rat) string {
 	return jsonv.FormatNumber(f)
 }
 
-// collectIssues walks the validator's error tree down to the failures the
-// model can fix, writing the project's own messages.
-func collectIssues(ve *jsonschema.ValidationError, schema, args *jsonv.Value, out *[]schemaIssue) error {
+// collector gathers the issues of a validation. It counts its work in the
+// validation's budget: an issue costs its path and the steps of building
+// it, an error the length of its schema location (read to find the
+// keyword's value), and a suggestion drawn from one keyword of the schema
+// (a list of allowed values) is built once for all the issues that share
+// it.
+type collector struct {
+	schema, args *jsonv.Value
+	idx          *jsonv.Index
+	budget       *workBudget
+	suggestions  map[suggestionOf]string
+}
+
+// suggestionOf is a schema keyword whose suggestion is remembered.
+type suggestionOf struct{ schemaURL, keyword string }
+
+// costIssue is the steps of building an issue and keeping it (its
+// message, its sort key), besides its path.
+const costIssue = 256
+
+// pathCost is the steps of placing an issue at path: a segment is kept in
+// its sort key, looked up in args and compared while sorting, a step more
+// per 8 bytes of it (a long key above many issues is read once per issue).
+func pathCost(path []*jsonv.Value) int {
+	n := 0
+	for _, seg := range path {
+		n += 24 + len(seg.Str)/8
+	}
+	return n
+}
+
+// locationCost is pathCost of an instance location.
+func locationCost(loc []string) int {
+	n := 0
+	for _, seg := range loc {
+		n += 24 + len(seg)/8
+	}
+	return n
+}
+
+// collect walks the validator's error tree down to the failures the model
+// can fix, writing the project's own messages.
+func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) error {
+	schema, args, idx := c.schema, c.args, c.idx
+	if err := spend(c.budget, costIssue+locationCost(ve.InstanceLocation)+len(ve.SchemaURL)/8); err != nil {
+		return err
+	}
 	path := stringPath(ve.InstanceLocation)
+	var err error
 	addAt := func(p []*jsonv.Value, rank, absent int, message, suggestion string) {
-		*out = append(*out, newSchemaIssue(Issue{Path: p, Message: message, Suggestion: suggestion}, args, rank, absent))
+		if err == nil {
+			err = spend(c.budget, costIssue+pathCost(p))
+		}
+		*out = append(*out, newSchemaIssue(Issue{Path: p, Message: message, Suggestion: suggestion}, args, idx, rank, absent))
 	}
 	add := func(p []*jsonv.Value, rank int, message, suggestion string) { addAt(p, rank, 0, message, suggestion) }
+	// remembered builds the suggestion of keyword at the error's schema
+	// once.
+	remembered := func(keyword string, build func() string) string {
+		key := suggestionOf{ve.SchemaURL, keyword}
+		s, ok := c.suggestions[key]
+		if !ok {
+			s = build()
+			c.suggestions[key] = s
+		}
+		return s
+	}
 	switch k := ve.ErrorKind.(type) {
 	case *kind.RefCycle:
 		return errSchemaLoop
 	case *kind.Schema, *kind.Group, *kind.AllOf, *kind.Reference:
-		for _, c := range ve.Causes {
-			if err := collectIssues(c, schema, args, out); err != nil {
+		for _, cause := range ve.Causes {
+			if err := c.collect(cause, out); err != nil {
 				return err
 			}
 		}
@@ -263,16 +455,23 @@ func collectIssues(ve *jsonschema.ValidationError, schema, args *jsonv.Value, ou
 			add(path, 20, "Does not match any of the allowed shapes.", suggestUnion)
 		}
 	case *kind.Type:
-		want := strings.Join(typesInSchemaOrder(k.Want, schemaKeyword(schema, ve.SchemaURL, "type")), " or ")
+		want := strings.Join(typesInSchemaOrder(k.Want, schemaKeyword(schema, idx, ve.SchemaURL, "type")), " or ")
 		add(path, 0, "Expected "+want+", received "+k.Got+".", suggestType(want))
 	case *kind.Required:
+		props := schemaProperties(ve.SchemaURL, schema, idx)
 		for _, name := range k.Missing {
 			p := append(append([]*jsonv.Value{}, path...), &jsonv.Value{Kind: jsonv.KindString, Str: name})
-			suggestion, place := missingSuggestion(ve.SchemaURL, name, schema)
+			suggestion, place := missingSuggestion(props, name, idx)
 			addAt(p, 1, place, "Required property is missing.", suggestion)
 		}
 	case *kind.AdditionalProperties:
-		keys := orderedKeys(lookupOrRoot(args, path), k.Properties)
+		obj := lookupOrRoot(args, path, idx)
+		if obj != nil {
+			if err := spend(c.budget, len(obj.Members)+len(k.Properties)); err != nil {
+				return err
+			}
+		}
+		keys := orderedKeys(obj, k.Properties)
 		quoted := make([]string, len(keys))
 		for i, key := range keys {
 			quoted[i] = "'" + key + "'"
@@ -310,17 +509,21 @@ func collectIssues(ve *jsonschema.ValidationError, schema, args *jsonv.Value, ou
 	case *kind.Format:
 		add(path, 3, "Is not a valid "+k.Want+".", suggestAnyFormat(k.Want))
 	case *kind.Enum:
-		values := make([]*jsonv.Value, 0, len(k.Want))
-		for _, w := range k.Want {
-			values = append(values, fromAny(w))
-		}
-		add(path, 4, "Is not one of the allowed values.", suggestOptions(values))
+		add(path, 4, "Is not one of the allowed values.", remembered("enum", func() string {
+			values := make([]*jsonv.Value, 0, len(k.Want))
+			for _, w := range k.Want {
+				values = append(values, fromAny(w))
+			}
+			return suggestOptions(values)
+		}))
 	case *kind.Const:
-		want := fromAny(k.Want)
-		if v := schemaKeyword(schema, ve.SchemaURL, "const"); v != nil && string(jsonv.AppendValue(nil, fromAny(toAny(v)))) == string(jsonv.AppendValue(nil, want)) {
-			want = v // the schema's own key order
-		}
-		add(path, 4, "Is not the required value.", suggestExactly(want))
+		add(path, 4, "Is not the required value.", remembered("const", func() string {
+			want := fromAny(k.Want)
+			if v := schemaKeyword(schema, idx, ve.SchemaURL, "const"); v != nil && string(jsonv.AppendValue(nil, fromAny(toAny(v)))) == string(jsonv.AppendValue(nil, want)) {
+				want = v // the schema's own key order
+			}
+			return suggestExactly(want)
+		}))
 	case *kind.UniqueItems:
 		add(path, 5, "Items "+strconv.Itoa(k.Duplicates[0])+" and "+strconv.Itoa(k.Duplicates[1])+" are equal.", suggestUnique)
 	case *kind.FalseSchema:
@@ -328,7 +531,7 @@ func collectIssues(ve *jsonschema.ValidationError, schema, args *jsonv.Value, ou
 	default:
 		add(path, 10, upperFirst(ve.ErrorKind.LocalizedString(printer))+".", "")
 	}
-	return nil
+	return err
 }
 
 // hasRefCycle reports a $ref loop anywhere below ve (inside the branches of
@@ -352,11 +555,11 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func lookupOrRoot(args *jsonv.Value, path []*jsonv.Value) *jsonv.Value {
+func lookupOrRoot(args *jsonv.Value, path []*jsonv.Value, idx *jsonv.Index) *jsonv.Value {
 	if len(path) == 0 {
 		return args
 	}
-	return jsonv.LookupPath(args, path)
+	return idx.LookupPath(args, path)
 }
 
 // orderedKeys puts keys in the order the object lists them.
@@ -384,12 +587,12 @@ func orderedKeys(obj *jsonv.Value, keys []string) []string {
 
 // schemaKeyword returns keyword's value in the schema at schemaLoc (the
 // validator's location of the subschema), or nil.
-func schemaKeyword(schema *jsonv.Value, schemaLoc, keyword string) *jsonv.Value {
+func schemaKeyword(schema *jsonv.Value, idx *jsonv.Index, schemaLoc, keyword string) *jsonv.Value {
 	ptr := ""
 	if i := strings.IndexByte(schemaLoc, '#'); i >= 0 {
 		ptr = schemaLoc[i:]
 	}
-	return jsonv.LookupPointer(schema, ptr).Get(keyword)
+	return idx.Get(idx.LookupPointer(schema, ptr), keyword)
 }
 
 // typesInSchemaOrder puts the validator's expected types (in its own fixed
@@ -415,25 +618,26 @@ func typesInSchemaOrder(want []string, declared *jsonv.Value) []string {
 	return out
 }
 
-// missingSuggestion names the type a missing property needs, when its
-// schema declares exactly one, and gives the property's place among the
-// schema's properties.
-func missingSuggestion(schemaLoc, name string, schema *jsonv.Value) (string, int) {
+// schemaProperties returns the properties of the schema whose required
+// keyword is at schemaLoc.
+func schemaProperties(schemaLoc string, schema *jsonv.Value, idx *jsonv.Index) *jsonv.Value {
 	ptr := ""
 	if i := strings.IndexByte(schemaLoc, '#'); i >= 0 {
 		ptr = schemaLoc[i:]
 	}
 	ptr = strings.TrimSuffix(ptr, "/required")
-	props := jsonv.LookupPointer(schema, ptr).Get("properties")
+	return idx.Get(idx.LookupPointer(schema, ptr), "properties")
+}
+
+// missingSuggestion names the type a missing property needs, when its
+// schema's properties declare exactly one, and gives the property's place
+// among them.
+func missingSuggestion(props *jsonv.Value, name string, idx *jsonv.Index) (string, int) {
 	place := math.MaxInt16
-	if props != nil {
-		for i, m := range props.Members {
-			if m.Key == name {
-				place = i
-			}
-		}
+	if i := idx.Position(props, name); i >= 0 {
+		place = i
 	}
-	if t := props.Get(name).Get("type"); t != nil && t.Kind == jsonv.KindString {
+	if t := idx.Get(idx.Get(props, name), "type"); t != nil && t.Kind == jsonv.KindString {
 		return suggestType(t.Str), place
 	}
 	return suggestMissing, place

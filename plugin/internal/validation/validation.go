@@ -8,7 +8,6 @@ package validation
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf16"
 	"unsafe"
@@ -40,12 +39,58 @@ const validationRecovery = "<recovery>Fix the fields above and call the tool aga
 // the contract awareness block when awareness is non-nil.
 func RenderValidationError(action string, issues []Issue, args *jsonv.Value, awareness *contract.Awareness) string {
 	var line []byte
-	return string(AppendValidationError(make([]byte, 0, 256), &line, action, issues, args, awareness))
+	b, _ := AppendValidationError(make([]byte, 0, 256), &line, action, issues, args, awareness, nil, math.MaxInt)
+	return string(b)
+}
+
+// OutputLimit is the most text the validation error of a request of
+// requestBytes bytes may carry: 16 times the request, plus 1 MiB. Each
+// <field> line costs a bounded amount beyond the text of its issue, and an
+// issue's own text is in the request, so only text that issues share (a
+// long key above many issues, a long list of allowed values for many
+// values) can reach the limit; the request is then refused at once,
+// instead of rendered in time and memory that grow with the square of its
+// size.
+func OutputLimit(requestBytes int) int { return 16*requestBytes + 1<<20 }
+
+// TooLongError reports a validation error whose text would be over the
+// limit.
+type TooLongError struct{ Limit int }
+
+func (e *TooLongError) Error() string {
+	return "the validation error would hold more than " + strconv.Itoa(e.Limit) +
+		" bytes of text (16 times the request, plus 1 MiB): its issues repeat text the request holds once"
+}
+
+// textSize is what the limit counts: the bytes of every issue's path,
+// message and suggestion before escaping, and 32 for each issue. It is
+// known before anything is written, in time linear in the issues.
+func textSize(issues []Issue) int {
+	n := 0
+	for _, is := range issues {
+		n += 32 + len(is.Message) + len(is.Suggestion)
+		for _, seg := range is.Path {
+			if seg.Kind == jsonv.KindNumber {
+				n += 8
+			} else {
+				n += len(seg.Str) + 1
+			}
+		}
+	}
+	return n
 }
 
 // AppendValidationError is RenderValidationError writing after b; *line is
-// a scratch buffer it reuses for each field's text.
-func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue, args *jsonv.Value, awareness *contract.Awareness) []byte {
+// a scratch buffer it reuses for each field's text, idx (nil for a new one)
+// finds the sent values, and limit bounds textSize (a *TooLongError past
+// it, and nothing written).
+func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue, args *jsonv.Value, awareness *contract.Awareness, idx *jsonv.Index, limit int) ([]byte, error) {
+	if textSize(issues) > limit {
+		return b, &TooLongError{limit}
+	}
+	if idx == nil {
+		idx = &jsonv.Index{}
+	}
 	b = append(b, `<validation_error action="`...)
 	b = xmlesc.AppendAttribute(b, action)
 	b = append(b, "\">"...)
@@ -58,7 +103,7 @@ func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue
 		ln = append(ln, " You sent: "...)
 		sent := is.Sent
 		if !is.HasSent {
-			sent = jsonv.LookupPath(args, is.Path)
+			sent = idx.LookupPath(args, is.Path)
 		}
 		ln = appendSentValue(ln, sent)
 		ln = append(ln, '.')
@@ -76,7 +121,7 @@ func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue
 		b = append(b, "\n\n\n"...) // two empty lines, as the reference inserts it
 		b = append(b, block...)
 	}
-	return append(b, "\n</validation_error>"...)
+	return append(b, "\n</validation_error>"...), nil
 }
 
 // appendIssuePath writes issuePath(path) escaped for an attribute.
@@ -129,7 +174,7 @@ func appendSentValue(b []byte, v *jsonv.Value) []byte {
 		return jsonv.AppendNumber(b, v.Num)
 	case jsonv.KindString:
 		b = append(b, '\'')
-		if utf16Len(v.Str) > maxSentUnits {
+		if utf16LongerThan(v.Str, maxSentUnits) {
 			b = append(b, cutUTF16(v.Str, maxSentUnits-3)...)
 			b = append(b, "..."...)
 		} else {
@@ -141,17 +186,24 @@ func appendSentValue(b []byte, v *jsonv.Value) []byte {
 		b = strconv.AppendInt(b, int64(len(v.Arr)), 10)
 		return append(b, ')')
 	default:
-		return append(b, cutUTF16(string(jsonv.AppendValue(nil, v)), maxSentUnits)...)
+		// Only the first units are shown: the compact JSON is written up to
+		// a prefix long enough for them (the JSON is valid UTF-8, at most
+		// three bytes a unit), whatever the object's size.
+		var tmp [4 * maxSentUnits]byte
+		return append(b, cutUTF16(string(jsonv.AppendValuePrefix(tmp[:0], v, 3*maxSentUnits+4)), maxSentUnits)...)
 	}
 }
 
-// utf16Len counts s in UTF-16 code units.
-func utf16Len(s string) int {
+// utf16LongerThan reports whether s has more than units UTF-16 code units,
+// reading no more of s than it takes to tell.
+func utf16LongerThan(s string, units int) bool {
 	n := 0
 	for _, r := range s {
-		n += utf16.RuneLen(r)
+		if n += utf16.RuneLen(r); n > units {
+			return true
+		}
 	}
-	return n
+	return false
 }
 
 // cutUTF16 returns the longest prefix of s of at most units UTF-16 code
@@ -300,20 +352,26 @@ func zodSuggestion(v *jsonv.Value) string {
 	return ""
 }
 
-// quotedList renders values as 'a', 'b' (strings as they are, numbers as NUM).
+// quotedList renders values as 'a', 'b': strings as they are, numbers as
+// NUM, and booleans, null, arrays and objects as compact JSON.
 func quotedList(items []*jsonv.Value) string {
-	parts := make([]string, 0, len(items))
-	for _, it := range items {
+	var b []byte
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '\'')
 		switch it.Kind {
 		case jsonv.KindString:
-			parts = append(parts, "'"+it.Str+"'")
+			b = append(b, it.Str...)
 		case jsonv.KindNumber:
-			parts = append(parts, "'"+jsonv.FormatNumber(it.Num)+"'")
-		case jsonv.KindBool, jsonv.KindNull:
-			parts = append(parts, "'"+string(jsonv.AppendValue(nil, it))+"'")
+			b = jsonv.AppendNumber(b, it.Num)
+		default:
+			b = jsonv.AppendValue(b, it)
 		}
+		b = append(b, '\'')
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 // boundSuggestion covers too_small (min) and too_big (!min) by issue type.

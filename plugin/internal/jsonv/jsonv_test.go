@@ -1,0 +1,120 @@
+package jsonv
+
+import (
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func parse(t *testing.T, s string) *Value {
+	t.Helper()
+	v, err := ParseJSON([]byte(s), 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestIndex_AgreesWithScans checks the index against the scans it replaces:
+// Get, LookupPath and LookupPointer, on small objects (scanned) and large
+// ones (mapped), repeated keys, arrays and missing members.
+func TestIndex_AgreesWithScans(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := 0; i < 40; i++ {
+		b.WriteString(`"k` + strconv.Itoa(i%30) + `":{"a":[10,{"b":` + strconv.Itoa(i) + `}],"c/d":1,"~e":2},`)
+	}
+	b.WriteString(`"":0}`)
+	doc := parse(t, b.String())
+	var idx Index
+	for _, key := range []string{"k0", "k29", "k30", "", "nope"} {
+		if got, want := idx.Get(doc, key), doc.Get(key); got != want {
+			t.Errorf("Get(%q) = %p, want %p", key, got, want)
+		}
+	}
+	for _, path := range []string{`["k3","a",1,"b"]`, `["k3","a","1","b"]`, `["k3","a",-0]`, `["k3","a","01"]`, `["k3","a",2]`, `[]`, `["nope"]`} {
+		p := parse(t, path).Arr
+		if got, want := idx.LookupPath(doc, p), LookupPath(doc, p); got != want {
+			t.Errorf("LookupPath(%s) = %p, want %p", path, got, want)
+		}
+	}
+	for _, ptr := range []string{"#/k7/c~1d", "/k7/~0e", "#/k7/a/1/b", "#/k7/a/5", "", "#"} {
+		if got, want := idx.LookupPointer(doc, ptr), LookupPointer(doc, ptr); got != want {
+			t.Errorf("LookupPointer(%q) = %p, want %p", ptr, got, want)
+		}
+	}
+}
+
+// TestAppendValuePrefix_IsAPrefix checks that the bounded writer writes a
+// prefix of the whole JSON, at least limit bytes long unless it is all of
+// it, for values of every kind, escapes and multi-byte text.
+func TestAppendValuePrefix_IsAPrefix(t *testing.T) {
+	values := []string{
+		`{"a":"` + strings.Repeat(`é\u2028\"\\\u0001😀`, 40) + `","b":[1,2,{"c":null}],"d":true}`,
+		`[` + strings.Repeat(`[],{},"",`, 50) + `0]`,
+		`"` + strings.Repeat("日本", 100) + `"`,
+		`{"` + strings.Repeat("k", 300) + `":1}`,
+		`{"a":1}`, `[]`, `3.5`, `null`,
+	}
+	for _, text := range values {
+		v := parse(t, text)
+		whole := string(AppendValue(nil, v))
+		for _, limit := range []int{0, 1, 7, 50, 154, 400, 10000} {
+			got := string(AppendValuePrefix([]byte("x"), v, limit))[1:]
+			if !strings.HasPrefix(whole, got) {
+				t.Fatalf("limit %d: %q is not a prefix of %q", limit, got, whole)
+			}
+			if len(got) < limit && got != whole {
+				t.Fatalf("limit %d: %d bytes, short of the limit and not all of %q", limit, len(got), whole)
+			}
+		}
+	}
+}
+
+// TestOverflowing_FindsTheFirstInfinity pins the pointer Overflowing gives.
+func TestOverflowing_FindsTheFirstInfinity(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"a":[1,{"b/c~":1e999}],"z":-1e999}`, "#/a/1/b~1c~0"},
+		{`[1e308,-1e309]`, "#/1"},
+		{`1e400`, "#"},
+		{`{"a":1.7976931348623157e308,"b":[-0,1e-400]}`, ""},
+	} {
+		got, found := Overflowing(parse(t, tc.doc))
+		if got != tc.want || found != (tc.want != "") {
+			t.Errorf("Overflowing(%s) = %q %v, want %q", tc.doc, got, found, tc.want)
+		}
+	}
+}
+
+// TestIndex_RandomObjects compares Position with a scan on random objects.
+func TestIndex_RandomObjects(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for round := 0; round < 50; round++ {
+		n := r.Intn(30)
+		var b strings.Builder
+		b.WriteString("{")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + strconv.Itoa(r.Intn(20)) + `":` + strconv.Itoa(i))
+		}
+		b.WriteString("}")
+		obj := parse(t, b.String())
+		var idx Index
+		for k := 0; k < 25; k++ {
+			key := strconv.Itoa(k)
+			want := -1
+			for i, m := range obj.Members {
+				if m.Key == key {
+					want = i
+					break
+				}
+			}
+			if got := idx.Position(obj, key); got != want {
+				t.Fatalf("%s: Position(%q) = %d, want %d", b.String(), key, got, want)
+			}
+		}
+	}
+}
