@@ -6,7 +6,8 @@ WASM_GO_VERSION := go1.26.8
 WASM_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 # Copies of the module that bindings ship; `make wasm` writes them.
 WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
-	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
+	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
+	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
 .PHONY: all bench fuzz fuzz-smoke stress wasm wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
 
@@ -21,6 +22,7 @@ wasm:
 	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_FLAGS)' > plugin/toolerr.wasm.build
 	python3 bindings/python/scripts/sync_wasm.py
 	node bindings/node/scripts/sync-wasm.mjs
+	bash bindings/rust/scripts/sync-wasm.sh
 
 # wasm-check fails when the committed artifact or a copy of it is not what
 # the sources build.

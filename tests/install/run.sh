@@ -5,7 +5,7 @@
 # heal of an MCP server, driven over stdio by drive.py) and checks that
 # nothing is written on stderr.
 #
-#   bash tests/install/run.sh [node] [python]     (default: every part)
+#   bash tests/install/run.sh [node] [python] [rust] [go]     (default: every part)
 #
 # One line per check ("install: node pack server ok"), then
 # "install: N passed, M failed"; the exit status is 1 when a check failed.
@@ -26,6 +26,19 @@
 # every dependency from a wheelhouse the repository environment's pip
 # downloads once, pinned by the same requirements file, and keeps under
 # ${TOOLERR_VENV:-.venv}/install-wheelhouse.
+#
+# Rust: a new crate with the README's [dependencies] and dev profile and its
+# first example (a whole server) as src/main.rs, taking toolerr by path from
+# the checkout, then from the crate `cargo package` makes (the README's
+# lines), unpacked; each built offline with the repository's Cargo.lock in
+# the repository's target folder (CARGO_TARGET_DIR, default
+# $HOME/.cache/toolerr/cargo-target), so only what differs is compiled, and
+# its server driven like the others.
+#
+# Go: a new module (go mod init, a replace of github.com/toolerr/toolerr by
+# the checkout, go get .../host) offline, from the module cache and the
+# repository's go.sum; README.md's first Go example made a command
+# (declarations before it, server.Run after), vetted, built and driven.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 here="$repo/tests/install"
@@ -212,18 +225,123 @@ check_python() {
   check_python_way sdist "$python -m venv .venv && .venv/bin/pip install '$dist/toolerr-$version.tar.gz[mcp]'"
 }
 
-# --- Rust and Go -----------------------------------------------------------
-# The place for check_rust and check_go, written by the engineers who own
-# those bindings: the crate from a path and from `cargo package`, and the Go
-# module from a fresh module outside the repository, each running its
-# README's first example with nothing on stderr, reported with check() like
-# the ones above. Add "rust" and "go" to parts below when they exist.
+# --- Rust ------------------------------------------------------------------
+
+# The README's [dependencies] and dev profile (its one ```toml block), and its
+# first ```rust block, a whole server on stdio.
+rust_readme_toml() {
+  awk '/^## / { inside = ($0 == "## Install") }
+    inside && /^```toml$/ { grab = 1; next }
+    grab && /^```$/ { exit }
+    grab { print }' "$repo/bindings/rust/README.md"
+}
+rust_readme_main() {
+  awk '/^```rust/ { grab = 1; next } grab && /^```$/ { exit } grab { print }' "$repo/bindings/rust/README.md"
+}
+
+rust_crate() { # rust_crate DIR NAME TOOLERR_PATH: a new binary crate, as a server's would be
+  mkdir -p "$1/src" &&
+    { printf '[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n' "$2"
+      rust_readme_toml | sed "s#/path/to/toolerr/bindings/rust#$3#"; } >"$1/Cargo.toml" &&
+    rust_readme_main >"$1/src/main.rs" &&
+    # The versions the repository builds and tests (its Cargo.lock; cargo drops
+    # what this crate does not use), so that the shared target folder's
+    # wasmtime is reused and nothing is fetched.
+    cp "$repo/Cargo.lock" "$1/Cargo.lock" &&
+    cat "$1/Cargo.toml"
+}
+
+check_rust_way() { # check_rust_way NAME DIR TOOLERR_DIR: builds DIR's crate (its toolerr from TOOLERR_DIR) and drives its server
+  local name="$1" dir="$2" bin
+  bin="$CARGO_TARGET_DIR/debug/toolerr-install-$name"
+  check "rust $name build" bash -c 'cd "$1" && cargo build --offline -j 2 &&
+    used="$(cargo tree --offline -i toolerr --depth 0 --prefix none)" && echo "$used" && [[ "$used" == *"($2)"* ]]' _ "$dir" "$3"
+  # (Host::new refuses to start while EXTISM_ENABLE_WASI_OUTPUT is set.)
+  check "rust $name server" env -u EXTISM_ENABLE_WASI_OUTPUT python3 "$here/drive.py" "$bin"
+}
+
+check_rust() {
+  # The repository's target folder (make test's prepare phase filled it):
+  # the README's dev profile is the repository's, so wasmtime is not compiled
+  # again; only the crates whose features differ are.
+  local CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+  export CARGO_TARGET_DIR
+  local dir="$work/rust-path" pkg="$work/rust-package"
+  # By path, as the README's [dependencies] say.
+  check "rust path crate" rust_crate "$dir" toolerr-install-path "$repo/bindings/rust"
+  check_rust_way path "$dir" "$repo/bindings/rust"
+  # From the packaged crate: the README's ```sh block (with --allow-dirty, as
+  # the checkout may have changes, and --offline), unpacked beside the crate.
+  mkdir -p "$pkg"
+  check "rust package" in_dir "$pkg" "$(readme_install "$repo/bindings/rust/README.md" 1 |
+    sed 's/cargo package --no-verify/cargo package --no-verify --allow-dirty --offline/')"
+  # A .crate stores one fixed old mtime for every file, which tar restores:
+  # cargo would then take the last run's build of this path for a fresh one.
+  [ ! -d "$pkg/toolerr-$version" ] || find "$pkg/toolerr-$version" -type f -exec touch {} +
+  check "rust package crate" rust_crate "$pkg" toolerr-install-package "toolerr-$version"
+  check_rust_way package "$pkg" "$pkg/toolerr-$version"
+}
+
+# --- Go --------------------------------------------------------------------
+
+# README.md's first ```go block (the one-line heal), made a command: what it
+# leaves to the reader (ctx, schema, the two types) before it, serving on
+# stdio after it.
+GO_HEAD='package main
+
+import (
+	"context"
+	"encoding/json"
+	"log"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolerr/toolerr/host"
+)
+
+type GetInvoiceInput struct {
+	ID string `json:"id"`
+}
+
+type Invoice struct {
+	ID string `json:"id"`
+}
+
+func main() {
+	ctx := context.Background()
+	schema := json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"^inv_[0-9]{3}$"}},"required":["id"]}`)
+'
+GO_TAIL='	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
+}'
+
+check_go() {
+  local dir="$work/go"
+  mkdir -p "$dir"
+  # A new module that takes toolerr from this checkout. Offline, like the
+  # Python part: every dependency comes from the module cache (make test's
+  # prepare phase filled it), checked against the repository's go.sum; and
+  # a module proxy that answers 403 for the unpublished
+  # github.com/toolerr/toolerr/host cannot fail go get.
+  local GOPROXY=off
+  export GOPROXY
+  check "go module" in_dir "$dir" "go mod init example.com/x
+go mod edit -replace github.com/toolerr/toolerr=$repo
+cp '$repo/go.sum' go.sum
+go get github.com/toolerr/toolerr/host"
+  check "go server" bash -c '
+    cd "$1" &&
+    { printf "%s" "$2"; awk "/^\`\`\`go\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$3/README.md" | sed "s/^/\t/"; printf "%s\n" "$4"; } >main.go &&
+    cat main.go &&
+    go vet . && go build -o server . &&
+    python3 "$5/drive.py" ./server' _ "$dir" "$GO_HEAD" "$repo" "$GO_TAIL" "$here"
+}
 
 parts=("$@")
-[ "${#parts[@]}" -gt 0 ] || parts=(node python)
+[ "${#parts[@]}" -gt 0 ] || parts=(node python rust go)
 for part in "${parts[@]}"; do
   if ! declare -F "check_$part" >/dev/null; then
-    echo "install: no checks for $part (parts: node, python)" >&2
+    echo "install: no checks for $part (parts: node, python, rust, go)" >&2
     exit 64
   fi
   "check_$part"

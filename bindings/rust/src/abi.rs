@@ -497,7 +497,46 @@ pub struct LockedTool {
     pub digest: String,
     /// The tool's `name`, `title`, `description`, `inputSchema`,
     /// `outputSchema` and `annotations` (whichever are present), keys sorted.
+    /// It is serialized with every object's keys sorted as the module sorts
+    /// them (by UTF-16 code units), whether or not serde_json keeps the order
+    /// of a map.
+    #[serde(serialize_with = "serialize_canonical")]
     pub contract: Value,
+}
+
+/// Writes `value` with every object's keys in the module's canonical order
+/// (UTF-16 code units, as `contract_lock` sorts them): a `Value` parsed from
+/// the module keeps that order only with serde_json's `preserve_order`, and a
+/// `BTreeMap` sorts by UTF-8 bytes, which differs for keys beyond U+E000.
+fn serialize_canonical<S: Serializer>(value: &Value, s: S) -> Result<S::Ok, S::Error> {
+    Canonical(value).serialize(s)
+}
+
+struct Canonical<'a>(&'a Value);
+
+impl Serialize for Canonical<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        match self.0 {
+            Value::Object(members) => {
+                let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
+                sorted.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+                let mut map = s.serialize_map(Some(sorted.len()))?;
+                for (k, v) in sorted {
+                    map.serialize_entry(k, &Canonical(v))?;
+                }
+                map.end()
+            }
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Canonical(item))?;
+                }
+                seq.end()
+            }
+            scalar => scalar.serialize(s),
+        }
+    }
 }
 
 /// The request of `contract_lock`.

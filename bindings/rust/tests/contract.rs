@@ -62,6 +62,42 @@ fn relocking_the_demo_lockfile_gives_the_same_bytes() {
 }
 
 #[test]
+fn a_lockfile_serializes_in_the_modules_key_order_whatever_the_map_order() {
+    // The module sorts keys by UTF-16 code units: U+10000 (a surrogate pair,
+    // 0xD800 first) before U+FFFF, which UTF-8 byte order puts the other way.
+    let schema = json!({"type": "object", "properties": {"\u{ffff}": {"type": "string"},
+        "\u{10000}": {"type": "string"}, "b": {}, "a": {}}});
+    let tools = json!([{"name": "t", "inputSchema": schema}]);
+    let host = Host::new().unwrap();
+    let raw = host.call("contract_lock", &json!({"tools": tools})).unwrap();
+    let lock = host.contract_lock(&tools).unwrap();
+    assert_eq!(serde_json::to_string(&lock).unwrap(), raw);
+    let props = "{\"a\":{},\"b\":{},\"\u{10000}\":{\"type\":\"string\"},\"\u{ffff}\":{\"type\":\"string\"}}";
+    assert!(raw.contains(props), "{raw}");
+
+    // A contract whose map holds its keys in another order (as serde_json
+    // without preserve_order would: sorted by UTF-8 bytes) is written in the
+    // module's order all the same.
+    let mut reordered = lock.clone();
+    let mut members: Vec<(String, Value)> = match reordered.tools[0].contract.take() {
+        Value::Object(m) => m.into_iter().collect(),
+        _ => unreachable!(),
+    };
+    members.reverse();
+    for (_, v) in &mut members {
+        if let Some(Value::Object(p)) = v.get_mut("properties") {
+            let mut inner: Vec<(String, Value)> = std::mem::take(p).into_iter().collect();
+            inner.sort_by(|a, b| a.0.cmp(&b.0)); // UTF-8 byte order
+            p.extend(inner);
+        }
+    }
+    reordered.tools[0].contract = Value::Object(members.into_iter().collect());
+    assert_ne!(reordered.tools[0].contract.to_string(), lock.tools[0].contract.to_string());
+    assert_eq!(serde_json::to_string(&reordered).unwrap(), raw);
+    assert_eq!(serde_json::to_string_pretty(&reordered).unwrap(), serde_json::to_string_pretty(&lock).unwrap());
+}
+
+#[test]
 fn the_billing_diff_is_a_breaking_currency_and_a_risky_limit() {
     let diff = toolerr::contract_diff(&lockfile(), &tools()).unwrap();
     let fields: Vec<(&str, &str)> = diff

@@ -97,6 +97,18 @@ impl Server {
     async fn hidden(&self) -> String {
         "never".into()
     }
+
+    /// Two fields, declared `b` then `a`.
+    #[tool(name = "pair")]
+    async fn pair(&self, Parameters(Pair { b, a }): Parameters<Pair>) -> String {
+        b + &a
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Pair {
+    b: String,
+    a: String,
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -200,6 +212,36 @@ async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run()
             "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>"
         ])
     );
+    client.cancel().await.unwrap();
+}
+
+/// The module lists the fields in the order the arguments came in, as every
+/// toolerr server does; rmcp's argument map keeps that order because the
+/// `server` feature turns on serde_json's `preserve_order`.
+#[tokio::test]
+async fn validation_errors_list_fields_in_the_order_the_arguments_came() {
+    let client = connect(true).await;
+    let field = |name: &str, sent: u8| {
+        format!(
+            "<field name=\"{name}\">Expected string, received number. You sent: {sent}. Expected type: string.</field>\n"
+        )
+    };
+    let recovery = "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
+    for (args, order) in [
+        (r#"{"b": 1, "a": 2}"#, [("b", 1), ("a", 2)]),
+        (r#"{"a": 2, "b": 1}"#, [("a", 2), ("b", 1)]),
+    ] {
+        let want = format!(
+            "<validation_error action=\"pair\">\n{}{}{recovery}",
+            field(order[0].0, order[0].1),
+            field(order[1].0, order[1].1)
+        );
+        assert_eq!(
+            answer(&client, "pair", args).await,
+            (vec![want], true),
+            "{args}"
+        );
+    }
     client.cancel().await.unwrap();
 }
 
@@ -327,7 +369,7 @@ async fn unknown_and_disabled_tools_are_left_to_rmcp() {
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect();
-    assert_eq!(names.len(), 10);
+    assert_eq!(names.len(), 11);
     assert!(!names.iter().any(|n| n == "hidden"));
     client.cancel().await.unwrap();
 }

@@ -1,0 +1,184 @@
+//! The crate as Cargo packages it: it carries the module it embeds (a copy
+//! of plugin/toolerr.wasm, written by `make wasm`), its version is the
+//! repository's VERSION and the module's own, it is Apache-2.0 with the
+//! repository's LICENSE, and it turns on no serde_json feature that it does
+//! not need.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use toolerr::{Host, WASM, WASM_SHA256_FILE, wasm_sha256};
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs cargo (the one running these tests) in the crate's folder, offline,
+/// and returns its stdout; fails the test with its stderr.
+fn cargo(args: &[&str]) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        .arg("--offline")
+        .current_dir(crate_dir())
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn the_embedded_module_is_the_crates_copy_and_the_committed_one() {
+    // The crate's own copy, which `cargo package` ships and include_bytes! reads.
+    let copy = std::fs::read(crate_dir().join("wasm/toolerr.wasm")).unwrap();
+    assert!(
+        copy == WASM,
+        "bindings/rust/wasm/toolerr.wasm changed since this crate was built"
+    );
+    assert_eq!(sha256_hex(WASM), wasm_sha256());
+    let record = std::fs::read_to_string(crate_dir().join("wasm/toolerr.wasm.sha256")).unwrap();
+    assert_eq!(record, WASM_SHA256_FILE);
+    assert_eq!(record, format!("{}  toolerr.wasm\n", sha256_hex(&copy)));
+
+    // In the repository, the copy is plugin/toolerr.wasm (make wasm writes it:
+    // bash bindings/rust/scripts/sync-wasm.sh).
+    let root = common::repo_root();
+    let Ok(committed) = std::fs::read(root.join("plugin/toolerr.wasm")) else {
+        eprintln!(
+            "no plugin/toolerr.wasm beside the crate: not in the repository, nothing to compare"
+        );
+        return;
+    };
+    let stale = "bindings/rust/wasm is not plugin/toolerr.wasm: run bash bindings/rust/scripts/sync-wasm.sh";
+    assert_eq!(sha256_hex(&committed), sha256_hex(WASM), "{stale}");
+    let committed_record =
+        std::fs::read_to_string(root.join("plugin/toolerr.wasm.sha256")).unwrap();
+    assert_eq!(committed_record, WASM_SHA256_FILE, "{stale}");
+}
+
+#[test]
+fn cargo_package_ships_the_module_readme_and_license_and_no_tests() {
+    let listed = cargo(&["package", "--list", "--allow-dirty"]);
+    let files: Vec<&str> = listed.lines().collect();
+    for want in [
+        "Cargo.toml",
+        "LICENSE",
+        "README.md",
+        "src/lib.rs",
+        "src/host.rs",
+        "wasm/toolerr.wasm",
+        "wasm/toolerr.wasm.sha256",
+    ] {
+        assert!(files.contains(&want), "{want} is not packaged: {files:?}");
+    }
+    let unwanted: Vec<&&str> = files
+        .iter()
+        .filter(|f| {
+            ["tests/", "examples/", "scripts/"]
+                .iter()
+                .any(|d| f.starts_with(d))
+                || f.ends_with(".sh")
+        })
+        .collect();
+    assert!(
+        unwanted.is_empty(),
+        "packaged but not part of the crate: {unwanted:?}"
+    );
+}
+
+#[test]
+fn the_version_is_the_repositorys_and_the_modules() {
+    let root = common::repo_root();
+    let version = std::fs::read_to_string(root.join("VERSION")).unwrap();
+    assert_eq!(env!("CARGO_PKG_VERSION"), version.trim());
+    let host = Host::new().expect("host");
+    assert_eq!(host.description().version, version.trim());
+    // The README's install lines name the crate `cargo package` writes.
+    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+    let version = version.trim();
+    for want in [
+        format!("/package/toolerr-{version}.crate\""),
+        format!("toolerr = {{ path = \"toolerr-{version}\" }}"),
+    ] {
+        assert!(readme.contains(&want), "README.md does not say {want}");
+    }
+}
+
+#[test]
+fn the_license_is_apache_2_with_the_repositorys_text() {
+    assert_eq!(env!("CARGO_PKG_LICENSE"), "Apache-2.0");
+    let root = common::repo_root();
+    let license = std::fs::read(root.join("LICENSE")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&license)
+            .trim_start()
+            .starts_with("Apache License\n")
+    );
+    assert!(
+        std::fs::read(crate_dir().join("LICENSE")).unwrap() == license,
+        "bindings/rust/LICENSE is not the repository's LICENSE"
+    );
+}
+
+/// The serde_json features the crate's normal dependencies turn on, with
+/// `cargo tree` (features apply to a dependant's whole build).
+fn serde_json_features(extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "tree",
+        "-e",
+        "normal,features",
+        "-i",
+        "serde_json",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ];
+    args.extend_from_slice(extra);
+    let mut features: Vec<String> = cargo(&args)
+        .lines()
+        .filter_map(|l| l.strip_prefix("serde_json feature \""))
+        .filter_map(|l| l.split('"').next())
+        .map(str::to_string)
+        .collect();
+    features.sort();
+    features.dedup();
+    features
+}
+
+#[test]
+fn serde_json_features_are_only_what_heal_needs() {
+    // Without `server` (a client, or calls by hand): serde_json's defaults.
+    assert_eq!(
+        serde_json_features(&["--no-default-features"]),
+        ["default", "std"]
+    );
+    // heal reads rmcp's serde_json maps (arguments, inputSchema), whose
+    // order the module's validation errors follow: preserve_order, and no
+    // raw_value (rmcp's schemars adds alloc).
+    let with_server = serde_json_features(&[]);
+    assert!(
+        with_server.iter().any(|f| f == "preserve_order"),
+        "{with_server:?}"
+    );
+    assert!(
+        !with_server
+            .iter()
+            .any(|f| f == "raw_value" || f == "arbitrary_precision"),
+        "{with_server:?}"
+    );
+}
