@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolerr/toolerr/abi"
-	"github.com/toolerr/toolerr/host"
 )
 
 // limitsTable returns the rows of ABI.md's "## Limits" table: the first
@@ -69,10 +67,7 @@ func TestABI_LimitsTableMatchesConstants(t *testing.T) {
 		"maxRequestBytes": {abi.MaxRequestBytes, abi.MaxRequestBytes >> 20},
 		"maxDepth":        {abi.MaxDepth},
 		"maxValues":       {abi.MaxValues},
-		// default pages and MiB, then the retire threshold in pages and MiB
-		"memory per instance": {host.DefaultMemoryLimitPages, host.DefaultMemoryLimitPages * pageBytes >> 20,
-			host.RecycleGrowthPages, host.RecycleGrowthPages * pageBytes >> 20},
-		"time per call": {int64(host.DefaultCallTimeout / time.Second)},
+		// memory and time per call: the host policy table (policy_test.go)
 	}
 	for name, figures := range want {
 		cell, ok := rows[name]

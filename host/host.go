@@ -12,7 +12,10 @@
 //     large schema is compiled). The module call itself runs to its end
 //     (the request limit bounds it) and its instance is then discarded.
 //   - An instance that traps, or whose call was abandoned, is discarded;
-//     the next call gets a fresh one.
+//     the next call gets a fresh one. So is one that served a request over
+//     RetireRequestBytes, or (wazero) whose memory grew RecycleGrowthPages.
+//   - The defaults are the host policy every toolerr host applies (the
+//     "Host policy" table of abi/ABI.md).
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
 //     module whose ABI major differs from abi.Major.
 package host
@@ -57,14 +60,21 @@ func ParseEngine(name string) (Engine, error) {
 	return "", fmt.Errorf("toolerr: unknown engine %q (want wazero, extism or native)", name)
 }
 
-// Defaults for Options' zero values.
+// Defaults for Options' zero values, and when an instance is retired: the
+// host policy of abi/ABI.md ("Host policy"), which every toolerr host
+// applies with the same values.
 const (
 	DefaultMemoryLimitPages = 4096 // 256 MiB of linear memory per instance
+	DefaultCallTimeout      = 10 * time.Second
+	// RetireRequestBytes: an instance that served a larger request (1 MiB)
+	// is retired after the call rather than reused, because the module's Go
+	// heap grew to read it and linear memory never shrinks.
+	RetireRequestBytes = 1 << 20
 	// RecycleGrowthPages is how far (16 MiB) an instance's linear memory
 	// may grow past its size after its first call before the instance is
-	// retired rather than reused.
+	// retired rather than reused. Only the wazero engine can see an
+	// instance's linear memory, so only it applies this.
 	RecycleGrowthPages = 256
-	DefaultCallTimeout = 10 * time.Second
 )
 
 // Options configures a Host. The zero value runs the embedded module on
@@ -189,9 +199,16 @@ func checkedWasm(opts Options) ([]byte, error) {
 	return wasm, nil
 }
 
-// checkABI refuses a module whose ABI major is not abi.Major.
+// checkABI refuses a module whose ABI major is not abi.Major. It is part of
+// New, bounded by New's context rather than by CallTimeout: it also starts
+// the first instance, which on a busy machine can take longer than a short
+// per-call timeout allows a call.
 func (h *Host) checkABI(ctx context.Context) error {
-	d, err := h.Describe(ctx)
+	var d abi.Description
+	out, err := h.call(ctx, "describe", []byte(`{}`), 0)
+	if err == nil {
+		err = json.Unmarshal(out, &d)
+	}
 	if err != nil {
 		return fmt.Errorf("toolerr: describe: %w", err)
 	}
@@ -213,15 +230,20 @@ var ErrClosed = errors.New("toolerr: host is closed")
 // REQUEST_TOO_LARGE or INTERNAL, or the host's TIMEOUT, CANCELLED or TRAP
 // (which wrap the cause).
 func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
+	return h.call(ctx, export, request, h.timeout)
+}
+
+// call is Call with the per-call timeout given (0: none but ctx's).
+func (h *Host) call(ctx context.Context, export string, request []byte, timeout time.Duration) ([]byte, error) {
 	if !abi.HasExport(export) {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %q", export)
 	}
 	if len(request) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
 	}
-	if h.timeout > 0 {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	inst, err := h.acquire(ctx)
@@ -260,7 +282,11 @@ func (h *Host) Call(ctx context.Context, export string, request []byte) ([]byte,
 		h.discard(ctx, inst)
 		return nil, hostFailure(ctx, export, err)
 	}
-	h.release(inst)
+	if len(request) > RetireRequestBytes {
+		h.discard(ctx, inst)
+	} else {
+		h.release(inst)
+	}
 	return out, err
 }
 

@@ -163,6 +163,9 @@ func run() int {
 		return fail(err)
 	}
 	passed, failed = passed+qsPassed, failed+qsFailed
+	// Raw lines no SDK client sends, to the servers themselves (hostile.go).
+	hsPassed, hsFailed := playHostile(ctx, h, selected(cfg.Servers))
+	passed, failed = passed+hsPassed, failed+hsFailed
 	names := make([]string, len(servers))
 	for i, s := range servers {
 		names[i] = s.Name

@@ -13,6 +13,21 @@ import { SerialQueue } from './queue.js';
 /** ABI_MAJOR is the ABI major version this binding speaks. */
 export const ABI_MAJOR = 1;
 
+// The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
+// applies it with these defaults; test/policy.test.mjs checks them against that table.
+/** DEFAULT_MEMORY_MAX_PAGES caps the module's linear memory: 4096 pages of 64 KiB (256 MiB). */
+export const DEFAULT_MEMORY_MAX_PAGES = 4096;
+/** DEFAULT_CALL_TIMEOUT_MS bounds one call (see load's callTimeoutMs). */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** RETIRE_REQUEST_BYTES: the plugin that served a larger request (1 MiB) is replaced after it. */
+export const RETIRE_REQUEST_BYTES = 1 << 20;
+/**
+ * INLINE_REQUEST_BYTES: a request up to this size (16 KiB, as in the Go host) runs on the calling
+ * thread, and an overrun of its deadline is reported when it returns; a larger one runs in a
+ * worker thread that is stopped at the deadline.
+ */
+export const INLINE_REQUEST_BYTES = 16 << 10;
+
 const BUNDLED_WASM = new URL('../wasm/toolerr.wasm', import.meta.url);
 const BUNDLED_SHA256 = new URL('../wasm/toolerr.wasm.sha256', import.meta.url);
 // How @extism/extism reports an error the plugin set (our ABI error object).
@@ -25,9 +40,24 @@ const RENDERED = Symbol('toolerr.rendered');
  * refuses it unless its sha256 is the expected digest, starts it, and
  * refuses a module whose ABI major is not ABI_MAJOR.
  *
- * @param {{wasm?: Uint8Array, sha256?: string}} [options] another module and its digest
+ * memoryMaxPages (default 4096, 256 MiB) caps the module's linear memory: a call that needs more
+ * fails with TRAP. callTimeoutMs (default 10000) bounds a call: TIMEOUT at the deadline for a
+ * request over INLINE_REQUEST_BYTES, which runs in a worker thread stopped then; when it returns
+ * for a smaller one, which runs on the calling thread. 0 runs every call on the calling thread,
+ * without a bound.
+ *
+ * @param {{wasm?: Uint8Array, sha256?: string, memoryMaxPages?: number, callTimeoutMs?: number}} [options]
+ *   another module and its digest, and the host policy's limits
  */
 export async function load(options = {}) {
+  const memoryMaxPages = options.memoryMaxPages ?? DEFAULT_MEMORY_MAX_PAGES;
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  if (!Number.isInteger(memoryMaxPages) || memoryMaxPages < 1 || memoryMaxPages > 65536) {
+    throw new Error(`toolerr: options.memoryMaxPages must be an integer from 1 to 65536, got ${memoryMaxPages}`);
+  }
+  if (typeof callTimeoutMs !== 'number' || !(callTimeoutMs >= 0) || callTimeoutMs > 2 ** 31 - 1) {
+    throw new Error(`toolerr: options.callTimeoutMs must be a number of milliseconds from 0 to 2147483647, got ${callTimeoutMs}`);
+  }
   let wasm = options.wasm;
   let expected = options.sha256;
   if (wasm === undefined) {
@@ -40,7 +70,14 @@ export async function load(options = {}) {
   if (actual !== String(expected).toLowerCase()) {
     throw new Error(`toolerr: module sha256 is ${actual}, want ${expected}`);
   }
-  const toolerr = new Toolerr(Uint8Array.from(wasm));
+  let module;
+  try {
+    module = await WebAssembly.compile(withMemoryMax(Uint8Array.from(wasm), memoryMaxPages));
+  } catch (err) {
+    throw new Error(`toolerr: the module could not be compiled with a memory cap of ${memoryMaxPages} pages: ${err.message}`);
+  }
+  // The checks below start the first plugin: they are part of load, not calls to bound.
+  const toolerr = new Toolerr(module, { callTimeoutMs: 0 });
   let info;
   try {
     info = JSON.parse(await toolerr.call('describe', '{}'));
@@ -54,6 +91,8 @@ export async function load(options = {}) {
     throw new Error(`toolerr: module ABI ${JSON.stringify(info.abiVersion)} is not supported by this binding (ABI major ${ABI_MAJOR})`);
   }
   toolerr._setExports(info.exports);
+  toolerr._setMaxRequestBytes(info.limits?.maxRequestBytes);
+  toolerr._setCallTimeout(callTimeoutMs);
   return toolerr;
 }
 
@@ -63,23 +102,43 @@ export async function load(options = {}) {
  * Notes:
  * - Calls are serialized: one plugin instance runs one call at a time, in
  *   order; concurrent callers simply wait.
- * - A call that fails inside the module's runtime (a trap) throws a TRAP
- *   ToolerrError and the plugin is replaced by a fresh one.
+ * - A call that fails inside the module's runtime (a trap, running out of
+ *   the memory cap included) throws a TRAP ToolerrError and the plugin is
+ *   replaced by a fresh one; so is the plugin of a call that ran out of time
+ *   (TIMEOUT), or that served a request over RETIRE_REQUEST_BYTES.
+ * - A request over the module's maxRequestBytes is refused (REQUEST_TOO_LARGE)
+ *   before it is copied into the plugin.
  * - The plugin's WASI stdout and stderr go to /dev/null and its log lines to
  *   process.stderr, whatever EXTISM_ENABLE_WASI_OUTPUT says: nothing the
  *   module does can write into a stdio MCP stream.
  */
 export class Toolerr {
-  #wasm;
-  #plugin = null; // a Promise of the live plugin
+  #module; // the compiled module, its memory capped
+  #timeoutMs;
+  #maxRequestBytes = Infinity; // until describe answers
+  // A Promise of the live plugin of each kind: one on this thread, for requests up to
+  // INLINE_REQUEST_BYTES (or all, without a timeout), and one in a worker thread for larger ones.
+  #inline = { plugin: null, worker: false };
+  #watched = { plugin: null, worker: true };
   #queue = new SerialQueue();
   #exports = null; // the module's export names, from describe
   #present = new Set(); // export names the live plugin was seen to have
   #closed = false;
 
   /** @internal use load() */
-  constructor(wasm) {
-    this.#wasm = wasm;
+  constructor(module, { callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS } = {}) {
+    this.#module = module;
+    this.#timeoutMs = callTimeoutMs;
+  }
+
+  /** @internal */
+  _setCallTimeout(ms) {
+    this.#timeoutMs = ms;
+  }
+
+  /** @internal */
+  _setMaxRequestBytes(limit) {
+    if (Number.isSafeInteger(limit) && limit > 0) this.#maxRequestBytes = limit;
   }
 
   /** @internal */
@@ -103,8 +162,31 @@ export class Toolerr {
 
   async #callNow(exportName, input) {
     if (this.#closed) throw new Error('toolerr: closed');
-    this.#plugin ??= startPlugin(this.#wasm);
-    const plugin = await this.#plugin;
+    const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
+    if (size > this.#maxRequestBytes) {
+      throw new ToolerrError('REQUEST_TOO_LARGE', `${exportName}: request is ${size} bytes, over the limit of ${this.#maxRequestBytes}`);
+    }
+    const slot = this.#timeoutMs > 0 && size > INLINE_REQUEST_BYTES ? this.#watched : this.#inline;
+    slot.plugin ??= startPlugin(this.#module, slot.worker);
+    let plugin;
+    try {
+      plugin = await slot.plugin;
+    } catch (err) {
+      slot.plugin = null; // the next call tries again
+      throw new ToolerrError('TRAP', `${exportName}: the module could not start: ${err?.message ?? err}`);
+    }
+    // An idle worker is unreferenced so that it never keeps the process alive; while a call waits
+    // on it, it is referenced.
+    const worker = plugin.worker;
+    worker?.ref?.();
+    try {
+      return await this.#callOn(slot, plugin, size, exportName, input);
+    } finally {
+      worker?.unref?.();
+    }
+  }
+
+  async #callOn(slot, plugin, size, exportName, input) {
     if (!this.#present.has(exportName)) {
       if (!(await plugin.functionExists(exportName))) {
         throw new ToolerrError('INVALID_REQUEST', `unknown export ${JSON.stringify(String(exportName))}`);
@@ -112,9 +194,15 @@ export class Toolerr {
       this.#present.add(exportName);
     }
     let output;
+    const started = performance.now();
     try {
-      output = await plugin.call(exportName, input);
+      output = slot.worker ? await this.#callWatched(plugin, exportName, input) : await plugin.call(exportName, input);
     } catch (err) {
+      if (err === DEADLINE) {
+        // Stopped at its deadline: the worker is terminated, the next call gets a fresh one.
+        this.#retire(slot, plugin);
+        throw new ToolerrError('TIMEOUT', `${exportName}: the call ran out of time`);
+      }
       const message = String(err?.message ?? err);
       if (message.startsWith(PLUGIN_ERROR)) {
         let abiError;
@@ -125,14 +213,20 @@ export class Toolerr {
         }
         if (typeof abiError?.code === 'string' && typeof abiError?.message === 'string') {
           await plugin.reset();
+          if (size > RETIRE_REQUEST_BYTES) this.#retire(slot, plugin);
           throw new ToolerrError(abiError.code, abiError.message);
         }
       }
       // The module failed in a way it does not report: its state is
       // undefined, so the next call gets a fresh plugin.
-      this.#plugin = null;
-      plugin.close().catch(() => {});
+      this.#retire(slot, plugin);
       throw new ToolerrError('TRAP', `${exportName}: the module trapped: ${message}`);
+    }
+    if (!slot.worker && this.#timeoutMs > 0 && performance.now() - started > this.#timeoutMs) {
+      // As the Go host does for a small request: the answer comes too late to give, and the
+      // plugin goes like one stopped at its deadline.
+      this.#retire(slot, plugin);
+      throw new ToolerrError('TIMEOUT', `${exportName}: the call ran out of time`);
     }
     try {
       if (output === null) {
@@ -143,7 +237,32 @@ export class Toolerr {
       // Extism keeps every call's input and output blocks until reset; left
       // alone they pile up and, after 2^15 blocks, the next call traps.
       await plugin.reset();
+      // The module's heap grew to read a large request, and its linear memory never shrinks.
+      if (size > RETIRE_REQUEST_BYTES) this.#retire(slot, plugin);
     }
+  }
+
+  // #callWatched runs a call in the worker plugin and rejects with DEADLINE when the call is still
+  // running after callTimeoutMs (the caller then terminates the worker).
+  async #callWatched(plugin, exportName, input) {
+    let timer;
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(DEADLINE), this.#timeoutMs);
+    });
+    const call = plugin.call(exportName, input);
+    call.catch(() => {}); // abandoned at the deadline: nobody awaits it any more
+    try {
+      return await Promise.race([call, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // #retire drops the slot's plugin (a worker plugin's thread is terminated); the next call on
+  // that slot starts a fresh one.
+  #retire(slot, plugin) {
+    slot.plugin = null; // calls are serialized: the slot holds this plugin
+    plugin.close().catch(() => {});
   }
 
   /** callJSON is call with the response parsed. */
@@ -159,9 +278,11 @@ export class Toolerr {
   /** close releases the plugin; later calls fail. */
   async close() {
     this.#closed = true;
-    const plugin = this.#plugin;
-    this.#plugin = null;
-    if (plugin) await (await plugin).close();
+    for (const slot of [this.#inline, this.#watched]) {
+      const plugin = slot.plugin;
+      slot.plugin = null;
+      if (plugin) await (await plugin.catch(() => null))?.close();
+    }
   }
 
   // ---- rendering -----------------------------------------------------
@@ -332,12 +453,101 @@ export function markRendered(promise) {
   return promise;
 }
 
-async function startPlugin(wasm) {
+// DEADLINE is what a watched call rejects with when its time is up.
+const DEADLINE = Symbol('toolerr.deadline');
+
+// startPlugin starts a plugin of the compiled module, on this thread or in a worker thread.
+async function startPlugin(module, inWorker) {
   const createPlugin = await loadExtism();
-  return createPlugin(
-    { wasm: [{ data: wasm }] },
-    { useWasi: true, enableWasiOutput: false, logger: stderrLogger, runInWorker: false },
+  const start = () => createPlugin(
+    { wasm: [{ module }] },
+    { useWasi: true, enableWasiOutput: false, logger: stderrLogger, runInWorker: inWorker },
   );
+  if (!inWorker) return start();
+  const plugin = await withoutWorkerWarnings(start);
+  plugin.worker?.unref?.(); // referenced only while a call waits on it
+  return plugin;
+}
+
+// withoutWorkerWarnings keeps the worker thread @extism/extism starts from printing Node's WASI
+// ExperimentalWarning on stderr again (the thread loads node:wasi anew). A worker copies the
+// environment, NODE_NO_WARNINGS included, when it is constructed, and that happens within the
+// microtasks after createPlugin is called (the module is compiled already, nothing waits on I/O),
+// so the variable is set only until the next macrotask: no timer, I/O callback, child process or
+// other worker of the program sees it. Warnings of the program's own thread are not affected.
+async function withoutWorkerWarnings(start) {
+  const had = Object.prototype.hasOwnProperty.call(process.env, 'NODE_NO_WARNINGS');
+  const previous = process.env.NODE_NO_WARNINGS;
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    if (had) process.env.NODE_NO_WARNINGS = previous;
+    else delete process.env.NODE_NO_WARNINGS;
+  };
+  process.env.NODE_NO_WARNINGS = '1';
+  let started;
+  try {
+    started = start();
+  } catch (err) {
+    restore();
+    throw err;
+  }
+  setImmediate(restore);
+  try {
+    return await started;
+  } finally {
+    restore();
+  }
+}
+
+// withMemoryMax returns the module with its memory's maximum set to maxPages (or kept, when the
+// module declares a lower one). @extism/extism 1.0.3 reads no memory limit from the manifest
+// (nor a timeout), so the cap is written into the module itself, after its digest was checked:
+// growing past it fails inside the module, which then traps, as on every other host.
+function withMemoryMax(bytes, maxPages) {
+  const leb = (at) => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = bytes[at++];
+      if (byte === undefined) throw new Error('truncated module');
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (byte < 0x80) return [value, at];
+    }
+  };
+  const encode = (n) => {
+    const out = [];
+    do {
+      let byte = n % 128;
+      n = Math.floor(n / 128);
+      if (n > 0) byte |= 0x80;
+      out.push(byte);
+    } while (n > 0);
+    return out;
+  };
+  for (let at = 8; at < bytes.length;) {
+    const id = bytes[at];
+    const [size, body] = leb(at + 1);
+    const end = body + size;
+    if (id === 5) {
+      const [count, flagsAt] = leb(body);
+      const flags = bytes[flagsAt];
+      if (count !== 1 || (flags !== 0 && flags !== 1)) throw new Error('the module\'s memory is not one unshared 32-bit memory');
+      const [min, afterMin] = leb(flagsAt + 1);
+      const max = flags === 1 ? Math.min(leb(afterMin)[0], maxPages) : maxPages;
+      if (min > max) throw new Error(`the module starts with ${min} pages of memory`);
+      const section = [1, 1, ...encode(min), ...encode(max)];
+      const out = new Uint8Array(at + 1 + encode(section.length).length + section.length + (bytes.length - end));
+      out.set(bytes.subarray(0, at));
+      out.set([5, ...encode(section.length), ...section], at);
+      out.set(bytes.subarray(end), at + 1 + encode(section.length).length + section.length);
+      return out;
+    }
+    at = end;
+  }
+  throw new Error('the module defines no memory of its own');
 }
 
 // @extism/extism imports node:wasi, and the first load of node:wasi makes Node

@@ -12,10 +12,10 @@ use crate::abi::{self, CallToolResult, Description};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The bytes of `plugin/toolerr.wasm`, included when this crate was built.
-pub const WASM: &[u8] = include_bytes!("../../../plugin/toolerr.wasm");
+pub const WASM: &[u8] = include_bytes!("../wasm/toolerr.wasm");
 
 /// The committed `plugin/toolerr.wasm.sha256` file (`<hex digest>  toolerr.wasm`).
-pub const WASM_SHA256_FILE: &str = include_str!("../../../plugin/toolerr.wasm.sha256");
+pub const WASM_SHA256_FILE: &str = include_str!("../wasm/toolerr.wasm.sha256");
 
 /// The ABI major this binding speaks; [`Host::new`] refuses any other.
 pub const ABI_MAJOR: u32 = 1;
@@ -39,17 +39,19 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 pub const WASI_OUTPUT_VARIABLE: &str = "EXTISM_ENABLE_WASI_OUTPUT";
 
 /// Configures a [`Host`]. `Options::default()` runs the embedded module with
-/// the defaults below.
+/// the defaults below: the host policy of `abi/ABI.md` ("Host policy"), which
+/// every toolerr host (Go, Node, Python, Rust) applies with the same values.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The most instances alive at once, and so the most calls running at
     /// once; further calls wait. 0 means the machine's available parallelism.
     pub max_instances: usize,
-    /// Each instance's memory cap, in 64 KiB pages (default 1024: 64 MiB).
+    /// Each instance's memory cap, in 64 KiB pages (default 4096: 256 MiB).
+    /// A call that needs more traps (`TRAP`) and its instance is discarded.
     pub memory_max_pages: u32,
     /// The longest one call may run (default 10 s); `None` for no bound. A
-    /// call that runs out of time fails with `TIMEOUT` and its instance is
-    /// discarded.
+    /// call that runs out of time is interrupted, fails with `TIMEOUT`, and
+    /// its instance is discarded.
     pub call_timeout: Option<Duration>,
     /// Replaces the embedded module: its bytes and their expected hex sha256.
     pub wasm: Option<(Vec<u8>, String)>,
@@ -59,7 +61,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             max_instances: 0,
-            memory_max_pages: 1024,
+            memory_max_pages: 4096,
             call_timeout: Some(Duration::from_secs(10)),
             wasm: None,
         }
@@ -74,7 +76,9 @@ impl Default for Options {
 ///   pools instances, one per concurrent call, up to `Options::max_instances`;
 ///   an Extism instance runs one call at a time (`&mut self`).
 /// - An instance that traps or times out is discarded; the next call gets a
-///   fresh one. A bad request is not a trap: the instance keeps serving.
+///   fresh one. A bad request is not a trap: the instance keeps serving. An
+///   instance that served a request over [`Host::RETIRE_REQUEST_BYTES`] is
+///   discarded after its call.
 /// - [`Host::new`] refuses bytes whose sha256 is not the committed one, and a
 ///   module whose ABI major is not [`ABI_MAJOR`].
 /// - Plugin stdout and stderr are discarded (Extism's default); `new` refuses
@@ -141,6 +145,11 @@ struct ModuleError {
 }
 
 impl Host {
+    /// An instance that served a larger request (1 MiB) is retired after the
+    /// call rather than reused: the module's heap grew to read it, and linear
+    /// memory never shrinks (the host policy's `retireRequestBytes`).
+    pub const RETIRE_REQUEST_BYTES: usize = 1 << 20;
+
     /// Loads the embedded module with the default options.
     pub fn new() -> Result<Host> {
         Host::with_options(Options::default())
@@ -272,9 +281,13 @@ impl Host {
         let outcome = plugin
             .call_get_error_code::<&[u8], &[u8]>(export, request)
             .map(|bytes| bytes.to_vec());
+        // Dropping a checkout instead of releasing it retires its instance.
+        let retire = request.len() > Self::RETIRE_REQUEST_BYTES;
         match outcome {
             Ok(bytes) => {
-                checkout.release();
+                if !retire {
+                    checkout.release();
+                }
                 String::from_utf8(bytes)
                     .map_err(|e| Error::internal(format!("{export}: response is not UTF-8: {e}")))
             }
@@ -283,7 +296,9 @@ impl Host {
                 // object. The instance is healthy and goes back to the pool.
                 if rc == 1 {
                     if let Ok(module) = serde_json::from_str::<ModuleError>(&err.to_string()) {
-                        checkout.release();
+                        if !retire {
+                            checkout.release();
+                        }
                         return Err(Error::new(
                             ErrorCode::from_abi(&module.code),
                             module.message,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar, Un
 
 from mcp_types import CallToolResult, TextContent
 
-from ._engine import Toolerr, default
+from ._engine import MAX_DEPTH, Toolerr, _field, default
 from ._errors import ToolerrError
 from ._sdk import check_mcp
 
@@ -187,17 +187,44 @@ def escape(text: str, context: Literal["content", "attribute"] = "content", *, m
 # --- contracts -----------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
+def _plain(export: str, value: Any, path: str = "", depth: int = 1, on_path: set[int] | None = None) -> Any:
     """Tools as JSON data: an ``mcp`` model (a ``Tool``, a ``ListToolsResult``)
     becomes what the SDK puts on the wire (its camelCase aliases, unset
-    fields left out), anywhere inside lists and mappings."""
+    fields left out), anywhere inside lists and mappings; a list or mapping
+    holding no model is kept as it is.
+
+    Nothing deeper than MAX_DEPTH levels is looked into (encoding the request
+    then refuses it, naming the field), so no recursion goes deeper; a
+    container met again inside itself, or a model pydantic cannot dump, is
+    INVALID_REQUEST naming the field."""
     if _is_model(value):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
+        try:
+            return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+        except (RecursionError, ValueError) as exc:  # pydantic's serialization errors are ValueErrors
+            raise ToolerrError(
+                "INVALID_REQUEST", f"{export}: {_field(path)} could not be written as JSON: {exc}"
+            ) from None
+    if depth > MAX_DEPTH or not isinstance(value, (Mapping, list, tuple)):
+        return value
+    on_path = set() if on_path is None else on_path
+    if id(value) in on_path:
+        raise ToolerrError("INVALID_REQUEST", f"{export}: {_field(path)} contains a circular reference")
+    on_path.add(id(value))
+    try:
+        if isinstance(value, Mapping):
+            entries = [
+                (key, item, _plain(export, item, f"{path}.{key}" if path else str(key), depth + 1, on_path))
+                for key, item in value.items()
+            ]
+            if all(new is old for _, old, new in entries):
+                return value
+            return {key: new for key, _, new in entries}
+        items = [(item, _plain(export, item, f"{path}[{i}]", depth + 1, on_path)) for i, item in enumerate(value)]
+        if all(new is old for old, new in items):
+            return value
+        return [new for _, new in items]
+    finally:
+        on_path.discard(id(value))
 
 
 def _is_model(value: Any) -> bool:
@@ -215,7 +242,7 @@ def contract_lock(tools: Any, *, module: Toolerr | None = None) -> dict[str, Any
     ``tools`` is a list of ``mcp`` ``Tool`` objects (or their dicts), a
     ``tools/list`` result (``ListToolsResult`` or its dict) or a lockfile.
     Write it with ``json.dump(lock, f, indent=2)``."""
-    return dict(_module(module).call_json("contract_lock", {"tools": _plain(tools)}))
+    return dict(_module(module).call_json("contract_lock", {"tools": _plain("contract_lock", tools, "tools")}))
 
 
 def contract_diff(before: Any, after: Any, *, module: Toolerr | None = None) -> dict[str, Any]:
@@ -223,7 +250,7 @@ def contract_diff(before: Any, after: Any, *, module: Toolerr | None = None) -> 
     takes it): ``{"deltas", "maxSeverity", "backwardsCompatible"}``, the
     deltas most severe first. Pass ``contract={"tool": name, "deltas": deltas}``
     to :func:`validate` or :func:`format_validation`."""
-    return dict(_module(module).call_json("contract_diff", {"before": _plain(before), "after": _plain(after)}))
+    return dict(_module(module).call_json("contract_diff", {"before": _plain("contract_diff", before, "before"), "after": _plain("contract_diff", after, "after")}))
 
 
 # --- validation --------------------------------------------------------------
@@ -233,7 +260,12 @@ def _issues(issues: Any) -> Any:
     """A pydantic ValidationError becomes its ``errors()`` as JSON data (via
     its own JSON form, so inputs JSON cannot carry are already made safe)."""
     if _is_validation_error(issues):
-        return json.loads(issues.json(include_url=False))
+        try:
+            return json.loads(issues.json(include_url=False))
+        except (RecursionError, ValueError) as exc:
+            raise ToolerrError(
+                "INVALID_REQUEST", f"format_validation: the ValidationError could not be read as JSON: {exc}"
+            ) from None
     return issues
 
 
@@ -266,7 +298,7 @@ def format_validation(
     request: dict[str, Any] = {"action": action, "issues": _issues(issues)}
     _put(request, "args", args)
     _put(request, "dialect", dialect)
-    _put(request, "contract", _plain(contract))
+    _put(request, "contract", _plain("format_validation", contract, "contract"))
     return _result(module, "format_validation", request)
 
 
@@ -283,7 +315,7 @@ def validate(
     ``contract`` (``{"tool", "deltas"}`` or ``{"tool", "lockfile", "tools"}``,
     as for :func:`format_validation`) adds what changed to the tool."""
     request: dict[str, Any] = {"action": action, "schema": schema, "args": args}
-    _put(request, "contract", _plain(contract))
+    _put(request, "contract", _plain("validate", contract, "contract"))
     response = _module(module).call_json("validate", request)
     if response.get("valid"):
         return None

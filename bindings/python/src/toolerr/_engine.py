@@ -34,10 +34,18 @@ from ._errors import ToolerrError
 #: The ABI major this binding speaks; a module reporting another is refused.
 ABI_MAJOR = 1
 
-#: Linear memory per instance, in 64 KiB pages: 64 MiB (the Go host defaults to 4096, 256 MiB).
-DEFAULT_MEMORY_MAX_PAGES = 1024
-#: Time per call, in milliseconds (as the Go host's default).
+# The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
+# applies it with these defaults; tests/test_policy.py checks them against that table.
+
+#: Linear memory per instance, in 64 KiB pages: 256 MiB. A call that needs more traps.
+DEFAULT_MEMORY_MAX_PAGES = 4096
+#: Time per call, in milliseconds; the runtime interrupts a call still running then.
 DEFAULT_TIMEOUT_MS = 10_000
+#: An instance that served a larger request (1 MiB) is retired after the call: the module's
+#: heap grew to read it, and linear memory never shrinks.
+RETIRE_REQUEST_BYTES = 1 << 20
+#: The deepest nesting of arrays and objects a request may have (the module's maxDepth).
+MAX_DEPTH = 256
 
 #: Set, it makes the Extism runtime write plugin stdout/stderr to the
 #: process's own, which in a stdio MCP server carries the protocol.
@@ -62,48 +70,121 @@ def encode_request(export: str, request: Request) -> bytes:
     bytes are sent as they are; a str is a raw request (its text, UTF-8, a
     lone surrogate becoming U+FFFD as JSON decoders do); anything else is
     written as compact JSON with its key order kept. A value JSON cannot
-    carry raises INVALID_REQUEST naming the field.
+    carry raises INVALID_REQUEST naming the field: a value of another type, a
+    number that is not finite as the module reads numbers (a float inf or
+    nan, an integer beyond the range of a 64-bit float), nesting deeper than
+    MAX_DEPTH levels, a circular reference. Nothing else is raised.
     """
     if isinstance(request, (bytes, bytearray, memoryview)):
         return bytes(request)
     if isinstance(request, str):
         return _LONE_SURROGATE.sub("\ufffd", request).encode("utf-8")
-    value = _jsonable(export, request, "")
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    value = _jsonable(export, request)
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (RecursionError, ValueError) as exc:  # only with a recursion limit set below MAX_DEPTH
+        raise ToolerrError("INVALID_REQUEST", f"{export}: the request could not be written as JSON: {exc}") from None
     # A lone surrogate can only sit inside a JSON string: written as its
     # \\uXXXX escape it reaches the module as such (which decodes it to U+FFFD).
     return text.encode("utf-8", "backslashreplace")
 
 
-def _jsonable(export: str, value: Any, path: str) -> Any:
-    """Return value as plain JSON data (dict, list, str, int, float, bool,
-    None), or raise INVALID_REQUEST naming the first field JSON cannot carry."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ToolerrError("INVALID_REQUEST", f"{export}: {_field(path)} must be a finite number, got {value!r}")
-        return value
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
+def _jsonable(export: str, request: Any) -> Any:
+    """Return request as plain JSON data (dict, list, str, int, float, bool,
+    None), or raise INVALID_REQUEST naming the first field JSON cannot carry.
+
+    Iterative, so that no request, however deep or cyclic, reaches Python's
+    recursion limit: nesting is refused past MAX_DEPTH levels, as the module
+    refuses it, and a container met again inside itself is a circular
+    reference."""
+
+    def fail(path: str, what: str) -> ToolerrError:
+        return ToolerrError("INVALID_REQUEST", f"{export}: {_field(path)} {what}")
+
+    def scalar(value: Any, path: str) -> Any:
+        if value is None or isinstance(value, (str, bool)):
+            return value
+        if isinstance(value, int):
+            try:
+                float(value)  # as the module reads it: a 64-bit float, correctly rounded
+            except OverflowError:
+                raise fail(path, "must be a finite number, got an integer beyond the range of a 64-bit float") from None
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise fail(path, f"must be a finite number, got {value!r}")
+            return value
+        raise fail(path, f"cannot be sent as JSON: {type(value).__name__} {_short_repr(value)}")
+
+    def container(value: Any, path: str, depth: int) -> tuple[Any, Any] | None:
+        """The empty copy of a mapping or sequence and its items, or None for a scalar."""
+        if isinstance(value, Mapping):
+            items: Any = iter(value.items())
+            copy: Any = {}
+        elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+            items = enumerate(value)
+            copy = []
+        else:
+            return None
+        if depth > MAX_DEPTH:
+            raise fail(path, f"is nested deeper than {MAX_DEPTH} levels of arrays and objects")
+        if id(value) in on_path:
+            raise fail(path, "contains a circular reference")
+        on_path.add(id(value))
+        return copy, items
+
+    on_path: set[int] = set()
+    top = container(request, "", 1)
+    if top is None:
+        return scalar(request, "")
+    root = top[0]
+    # Each frame: the source container, its copy, its items, its path, its depth.
+    stack: list[tuple[Any, Any, Any, str, int]] = [(request, root, top[1], "", 1)]
+    while stack:
+        source, copy, items, path, depth = stack[-1]
+        entry: Any = next(items, _DONE)
+        if entry is _DONE:
+            on_path.discard(id(source))
+            stack.pop()
+            continue
+        key, item = entry
+        if isinstance(copy, dict):
             if not isinstance(key, str):
-                raise ToolerrError(
-                    "INVALID_REQUEST",
-                    f"{export}: {_field(path)} has a key that is not a string: {key!r}",
-                )
-            out[key] = _jsonable(export, item, f"{path}.{key}" if path else key)
-        return out
-    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return [_jsonable(export, item, f"{path}[{i}]") for i, item in enumerate(value)]
-    raise ToolerrError(
-        "INVALID_REQUEST",
-        f"{export}: {_field(path)} cannot be sent as JSON: {type(value).__name__} {value!r}",
-    )
+                raise fail(path, f"has a key that is not a string: {_short_repr(key)}")
+            child_path = f"{path}.{key}" if path else key
+        else:
+            child_path = f"{path}[{key}]"
+        nested = container(item, child_path, depth + 1)
+        if nested is None:
+            value = scalar(item, child_path)
+        else:
+            value = nested[0]
+            stack.append((item, value, nested[1], child_path, depth + 1))
+        if isinstance(copy, dict):
+            copy[key] = value
+        else:
+            copy.append(value)
+    return root
+
+
+_DONE = object()
+
+
+def _short_repr(value: Any) -> str:
+    """repr(value), cut to 80 characters; a repr that fails is named by type."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not escape as itself
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _field(path: str) -> str:
-    return f'"{path}"' if path else "the request"
+    if not path:
+        return "the request"
+    # A deep path is cut in the middle: its start and its end name the field.
+    return f'"{path}"' if len(path) <= 120 else f'"{path[:60]}...{path[-57:]}"'
+
 
 
 class _Instance:
@@ -122,7 +203,10 @@ class Toolerr:
     A Toolerr is safe for concurrent use: it keeps a pool of plugin
     instances, one per concurrent call (the Extism runtime refuses re-entrant
     calls on one instance), at most ``max_instances`` alive at once; further
-    calls wait. An instance that traps or times out is dropped.
+    calls wait. Each instance's memory is capped at ``memory_max_pages`` and
+    each call at ``timeout_ms`` (the host policy of abi/ABI.md). An instance
+    that traps or times out is dropped, and so is one that served a request
+    over ``RETIRE_REQUEST_BYTES``.
 
     Loading refuses bytes whose sha256 differs from the recorded digest, a
     module whose ABI major is not 1, and a process where
@@ -194,7 +278,7 @@ class Toolerr:
         they are; anything else is sent as compact JSON (None sends ``{}``).
         Failures raise :class:`ToolerrError` with the ABI code: the module's
         INVALID_REQUEST, REQUEST_TOO_LARGE or INTERNAL, or the host's TIMEOUT
-        or TRAP.
+        or TRAP; a request this binding cannot encode is INVALID_REQUEST too.
         """
         if export not in self.exports:
             raise ToolerrError("INVALID_REQUEST", f"unknown export {json.dumps(export, ensure_ascii=False)}")
@@ -205,22 +289,25 @@ class Toolerr:
                 f"{export}: request is {len(body)} bytes, over the limit of {self.max_request_bytes}",
             )
         instance = self._acquire()
+        # The module's heap grew to read a large request, and linear memory never shrinks.
+        retire = len(body) > RETIRE_REQUEST_BYTES
         try:
             out = instance.plugin.call(export, body)
         except extism.Error as exc:
             error = _module_error(str(exc))
             if error is not None:
-                self._release(instance)
+                self._settle(instance, retire)
                 raise error from None
             # A trap or a timeout: the instance's state is undefined.
             self._discard(instance)
             text = str(exc)
-            code = "TIMEOUT" if "timeout" in text.lower() else "TRAP"
-            raise ToolerrError(code, f"{export}: the module failed: {text}") from None
+            if "timeout" in text.lower():
+                raise ToolerrError("TIMEOUT", f"{export}: the call ran out of time") from None
+            raise ToolerrError("TRAP", f"{export}: the module trapped: {text}") from None
         except BaseException:
             self._discard(instance)
             raise
-        self._release(instance)
+        self._settle(instance, retire)
         return out.decode("utf-8")
 
     def call_json(self, export: str, request: Request = None) -> Any:
@@ -271,6 +358,13 @@ class Toolerr:
             if isinstance(exc, extism.Error):
                 raise ToolerrError("TRAP", f"toolerr: new instance: {exc}") from None
             raise
+
+    def _settle(self, instance: _Instance, retire: bool) -> None:
+        """Return a healthy instance to the pool, or retire it."""
+        if retire:
+            self._discard(instance)
+        else:
+            self._release(instance)
 
     def _release(self, instance: _Instance) -> None:
         with self._cond:

@@ -1,0 +1,100 @@
+"""The host policy of abi/ABI.md ("Host policy"): this binding's defaults are the table's.
+
+The table is the one statement of the defaults every toolerr host applies (Go, Node, Python, Rust);
+each host's tests read it. Here: the values, and that a Toolerr made without options applies them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import toolerr
+from toolerr import _engine
+
+ABI_MD = Path(__file__).resolve().parents[3] / "abi" / "ABI.md"
+
+
+def policy_table() -> list[list[str]]:
+    """The rows of the first table of ABI.md's "## Host policy" section, as cells."""
+    text = ABI_MD.read_text(encoding="utf-8")
+    _, found, section = text.partition("\n## Host policy\n")
+    assert found, 'ABI.md has no "## Host policy" section'
+    section = section.split("\n## ", 1)[0]
+    rows: list[list[str]] = []
+    in_table = False
+    for line in section.split("\n"):
+        if not line.startswith("|"):
+            if in_table:
+                break  # the first table ends
+            continue
+        in_table = True
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]  # no cell holds a '|'
+        assert len(cells) == 4, f"host policy row {line!r} has {len(cells)} cells, want 4"
+        if cells[0] == "rule" or cells[0].startswith("---"):
+            continue
+        rows.append(cells)
+    assert rows, "ABI.md's host policy table has no rows"
+    return rows
+
+
+def policy_defaults() -> dict[str, int]:
+    """The named rows: `name` to its default, a whole number."""
+    out: dict[str, int] = {}
+    for rule, name, default, _ in policy_table():
+        if not name:
+            assert not default, f"host policy row {rule!r} has a default but no name"
+            continue
+        match = re.fullmatch(r"`([A-Za-z]+)`", name)
+        assert match, f"host policy row {rule!r}: name {name!r} is not one `identifier`"
+        assert default.isdigit(), f"host policy row {rule!r}: default {default!r} is not a whole number"
+        out[match.group(1)] = int(default)
+    return out
+
+
+def test_defaults_are_the_abi_table() -> None:
+    init = inspect.signature(toolerr.Toolerr.__init__).parameters
+    assert init["memory_max_pages"].default == _engine.DEFAULT_MEMORY_MAX_PAGES
+    assert init["timeout_ms"].default == _engine.DEFAULT_TIMEOUT_MS
+    mine = {
+        "memoryMaxPages": _engine.DEFAULT_MEMORY_MAX_PAGES,
+        "callTimeoutMs": _engine.DEFAULT_TIMEOUT_MS,
+        "maxRequestBytes": toolerr.default().max_request_bytes,  # from the module's describe
+        "retireRequestBytes": _engine.RETIRE_REQUEST_BYTES,
+    }
+    assert policy_defaults() == mine
+
+
+def test_a_request_over_the_limit_is_refused_before_the_module() -> None:
+    module = toolerr.Toolerr(max_instances=1)
+    limit = module.max_request_bytes
+    body = '{"text":"' + "a" * (limit - 10) + '"}'
+    with pytest.raises(toolerr.ToolerrError) as raised:
+        module.call("parse", body)
+    assert raised.value.code == "REQUEST_TOO_LARGE"
+    assert raised.value.message == f"parse: request is {len(body)} bytes, over the limit of {limit}"
+
+
+def test_the_instance_of_a_large_request_is_retired() -> None:
+    module = toolerr.Toolerr(max_instances=1)
+    module.call("required_field", {"field": "id"})
+    assert module.live_instances == 1, "a small request leaves its instance in the pool"
+    module.call("parse", {"text": "a" * _engine.RETIRE_REQUEST_BYTES})
+    assert module.live_instances == 0, "the instance of a request over retireRequestBytes is retired"
+    module.call("required_field", {"field": "id"})
+    assert module.live_instances == 1
+
+
+def test_the_memory_cap_applies() -> None:
+    """An adversarial parse of 4 MiB needs some 150 MiB: it answers under the default cap, and
+    traps (the instance replaced, the next call answered) under a cap of 150 pages."""
+    text = "<tool_error code='X'><message>m</message>" + "<detail key='v' k2='<detail key=' " * 120_000
+    assert toolerr.Toolerr(max_instances=1).call_json("parse", {"text": text})["envelope"] is not None
+    small = toolerr.Toolerr(max_instances=1, memory_max_pages=150)
+    with pytest.raises(toolerr.ToolerrError) as raised:
+        small.call("parse", {"text": text})
+    assert raised.value.code == "TRAP"
+    assert small.call_json("required_field", {"field": "id"})["isError"] is True

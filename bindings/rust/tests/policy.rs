@@ -1,0 +1,176 @@
+//! The host policy of abi/ABI.md ("Host policy"): this binding's defaults are
+//! the table's. The table is the one statement of the defaults every toolerr
+//! host applies (Go, Node, Python, Rust); each host's tests read it. Here: the
+//! values, and that a host made with `Options::default()` applies them.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use toolerr::{ErrorCode, Host, Options};
+
+/// The rows of the first table of ABI.md's "## Host policy" section, as cells.
+fn policy_table() -> Vec<Vec<String>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../abi/ABI.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let (_, section) = text
+        .split_once("\n## Host policy\n")
+        .expect("ABI.md has a \"## Host policy\" section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in section.lines() {
+        if !line.starts_with('|') {
+            if in_table {
+                break; // the first table ends
+            }
+            continue;
+        }
+        in_table = true;
+        // No cell of this table holds a '|'.
+        let cells: Vec<String> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect();
+        assert_eq!(cells.len(), 4, "host policy row {line:?}");
+        if cells[0] == "rule" || cells[0].starts_with("---") {
+            continue;
+        }
+        rows.push(cells);
+    }
+    assert!(!rows.is_empty(), "ABI.md's host policy table has no rows");
+    rows
+}
+
+/// The named rows: `name` to its default, a whole number.
+fn policy_defaults() -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for row in policy_table() {
+        let (rule, name, default) = (&row[0], &row[1], &row[2]);
+        if name.is_empty() {
+            assert!(
+                default.is_empty(),
+                "host policy row {rule:?} has a default but no name"
+            );
+            continue;
+        }
+        let name = name
+            .strip_prefix('`')
+            .and_then(|n| n.strip_suffix('`'))
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphabetic()))
+            .unwrap_or_else(|| {
+                panic!("host policy row {rule:?}: name {name:?} is not one `identifier`")
+            });
+        let value = default.parse::<u64>().unwrap_or_else(|_| {
+            panic!("host policy row {rule:?}: default {default:?} is not a whole number")
+        });
+        out.insert(name.to_string(), value);
+    }
+    out
+}
+
+#[test]
+fn defaults_are_the_abi_table() {
+    let options = Options::default();
+    let host = Host::new().expect("host");
+    let mine = BTreeMap::from([
+        (
+            "memoryMaxPages".to_string(),
+            u64::from(options.memory_max_pages),
+        ),
+        (
+            "callTimeoutMs".to_string(),
+            options.call_timeout.expect("a default timeout").as_millis() as u64,
+        ),
+        // From the module's describe, which the host checks requests against.
+        (
+            "maxRequestBytes".to_string(),
+            host.description().limits.max_request_bytes,
+        ),
+        (
+            "retireRequestBytes".to_string(),
+            Host::RETIRE_REQUEST_BYTES as u64,
+        ),
+    ]);
+    assert_eq!(policy_defaults(), mine);
+}
+
+#[test]
+fn a_request_over_the_limit_is_refused_before_the_module() {
+    let host = Host::new().expect("host");
+    let limit = host.description().limits.max_request_bytes as usize;
+    let body = format!(r#"{{"text":"{}"}}"#, "a".repeat(limit - 10));
+    let err = host
+        .call_raw("parse", body.as_bytes())
+        .expect_err("an over-limit request answered");
+    assert_eq!(err.code, ErrorCode::RequestTooLarge);
+    assert_eq!(
+        err.message,
+        format!(
+            "parse: request is {} bytes, over the limit of {limit}",
+            body.len()
+        )
+    );
+}
+
+#[test]
+fn the_instance_of_a_large_request_is_retired() {
+    let host = Host::with_options(Options {
+        max_instances: 1,
+        ..Options::default()
+    })
+    .expect("host");
+    host.call("required_field", &json!({"field": "id"}))
+        .unwrap();
+    assert_eq!(
+        host.live_instances(),
+        1,
+        "a small request leaves its instance in the pool"
+    );
+    host.call(
+        "parse",
+        &json!({"text": "a".repeat(Host::RETIRE_REQUEST_BYTES)}),
+    )
+    .unwrap();
+    assert_eq!(
+        host.live_instances(),
+        0,
+        "the instance of a request over retireRequestBytes is retired"
+    );
+    host.call("required_field", &json!({"field": "id"}))
+        .unwrap();
+    assert_eq!(host.live_instances(), 1);
+}
+
+#[test]
+fn the_memory_cap_applies() {
+    // An adversarial parse of 4 MiB needs some 150 MiB: it answers under the
+    // default cap, and traps (the instance replaced, the next call answered)
+    // under a cap of 150 pages.
+    let text = format!(
+        "<tool_error code='X'><message>m</message>{}",
+        "<detail key='v' k2='<detail key=' ".repeat(120_000)
+    );
+    let request = json!({"text": text});
+    let host = Host::with_options(Options {
+        max_instances: 1,
+        ..Options::default()
+    })
+    .expect("host");
+    host.call("parse", &request)
+        .expect("the default cap answers");
+    let small = Host::with_options(Options {
+        max_instances: 1,
+        memory_max_pages: 150,
+        ..Options::default()
+    })
+    .expect("host");
+    let err = small
+        .call("parse", &request)
+        .expect_err("150 pages answered");
+    assert_eq!(err.code, ErrorCode::Trap, "{err}");
+    small
+        .call("required_field", &json!({"field": "id"}))
+        .expect("the next call");
+}
