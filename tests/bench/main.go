@@ -175,7 +175,7 @@ func run(benchtime string, count int, bindings []string) error {
 	for _, m := range medianSamples(string(out)) {
 		proxy[m.sub] = m.ns
 	}
-	md := report(results, colds, parallel) + proxyReport(proxy)
+	md := report(results, colds, parallel, max(count, 1)) + proxyReport(proxy)
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -237,9 +237,9 @@ func duration(ns float64) string {
 	return fmt.Sprintf("%.0f ns", ns)
 }
 
-func report(results []result, colds []coldStart, parallel map[string]float64) string {
+func report(results []result, colds []coldStart, parallel map[string]float64, goRuns int) string {
 	var b strings.Builder
-	b.WriteString("# Benchmarks\n\nWritten by `make bench` (`go run ./tests/bench`); do not edit by hand. Every engine runs the same\nrequests (`tests/bench/requests.json`); ratios are to the Go core called natively in the same run.\nTimes are per call on one thread; a Go time is the median of three runs (`-count`), a binding's the\nmedian of its timed batches.\n\n")
+	b.WriteString("# Benchmarks\n\nWritten by `make bench` (`go run ./tests/bench`); do not edit by hand. Every engine runs the same\nrequests (`tests/bench/requests.json`); ratios are to the Go core called natively in the same run.\nTimes are per call on one thread; a Go time is the median of its runs (`-count`, " + strconv.Itoa(goRuns) + " in this run), a\nbinding's the median of its timed batches.\n\n")
 	b.WriteString("![time per call by engine](docs/bench.svg)\n\n")
 	for _, op := range ops {
 		fmt.Fprintf(&b, "## %s\n\n| engine | time per call | calls per second | ratio to Go native | allocations per call (Go) |\n|---|---|---|---|---|\n", op)
