@@ -13,18 +13,16 @@ says changed since examples/billing.lock.json.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import toolerr
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
-from mcp_types import TextContent
+
+from conftest import stdio_session, texts
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "examples" / "python" / "billing_server.py"
@@ -61,34 +59,17 @@ def call_named(name: str) -> dict[str, Any]:
 
 
 def content(text: str) -> str:
-    """docs/CONTRACT.md's CONTENT(), enough for the scenario's texts."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
+    """text escaped for an element body, by the module."""
+    return toolerr.escape(text, "content")
 
 
 def attr(text: str) -> str:
-    """docs/CONTRACT.md's ATTR(), enough for the scenario's texts."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    """text escaped for an attribute, by the module."""
+    return toolerr.escape(text, "attribute")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@asynccontextmanager
-async def billing_session() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-def texts(result: Any) -> list[str]:
-    out = []
-    for block in result.content:
-        assert isinstance(block, TextContent), block
-        out.append(block.text)
-    return out
+def billing_session() -> AbstractAsyncContextManager[ClientSession]:
+    return stdio_session(SERVER)
 
 
 def read_back_failures(call: dict[str, Any], got: list[str], err: toolerr.ClientError) -> list[str]:

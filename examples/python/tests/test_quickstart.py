@@ -10,19 +10,17 @@ tool's parameter, with those arguments; the other answers are written out.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Annotated, Any
 
 import pydantic
 import pytest
 import toolerr
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp_types import CallToolResult, TextContent
+from mcp import ClientSession
 from pydantic import BaseModel, Field
+
+from conftest import stdio_session, texts
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "examples" / "python" / "quickstart.py"
@@ -53,25 +51,8 @@ INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
 </tool_error>"""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@asynccontextmanager
-async def quickstart() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-def texts(result: CallToolResult) -> list[str]:
-    out = []
-    for block in result.content:
-        assert isinstance(block, TextContent), block
-        out.append(block.text)
-    return out
+def quickstart() -> AbstractAsyncContextManager[ClientSession]:
+    return stdio_session(SERVER)
 
 
 def expected_validation(args: dict[str, Any]) -> list[str]:
