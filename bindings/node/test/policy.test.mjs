@@ -126,21 +126,26 @@ test('a large call is stopped at its deadline, in its worker thread', async () =
 
 test('a small call that overruns its deadline is reported when it returns', async () => {
   // Under the inline limit: it runs on this thread, which nothing can interrupt.
-  const text = "<tool_error code='X'><message>m</message>" + "<detail key='v' k2='<detail key=' ".repeat(450);
-  const request = JSON.stringify({ text });
-  assert.ok(Buffer.byteLength(request) <= INLINE_REQUEST_BYTES);
+  // A schema of 300 properties, new each round so that it is compiled each
+  // time: milliseconds of work in wasm, however fast the machine.
+  const schemaOf = (salt) => ({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}_${salt}`, { type: 'string', minLength: 1 }])),
+  });
+  const requestOf = (salt) => JSON.stringify({ action: 'a', schema: schemaOf(salt), args: {} });
+  assert.ok(Buffer.byteLength(requestOf(4)) <= INLINE_REQUEST_BYTES);
   const t = await load({ callTimeoutMs: 1 });
   try {
     let timeouts = 0;
     for (let round = 0; round < 5 && timeouts === 0; round++) {
       try {
-        await t.call('parse', request);
+        await t.call('validate', requestOf(round));
       } catch (err) {
         assert.equal(err.code, 'TIMEOUT', err.message);
         timeouts++;
       }
     }
-    assert.equal(timeouts, 1, 'no parse of 16 KiB overran 1 ms');
+    assert.equal(timeouts, 1, 'no compile of a 300-property schema overran 1 ms');
     // The next small call gets the same 1 ms: on a loaded machine it may run out of time too.
     let next;
     for (let tries = 0; tries < 3 && next === undefined; tries++) {
