@@ -95,9 +95,19 @@ stress:
 # test runs every phase once, in order, each as one line of progress with
 # its time and test counts (logs in bin/test-logs/); installs happen once,
 # in the prepare phase, and the language suites run without repeating them.
+#
+# The whole run holds one Cargo target folder, a slot of the pool under
+# ~/.cache/toolerr/cargo-target locked until make test ends (tests/cargo-target.sh):
+# without CARGO_TARGET_DIR, make test takes a slot and runs itself again
+# with it, so prepare's build, the rust and install phases and
+# conformance's Rust engine all use it, and a concurrent run of another
+# checkout takes another slot instead of waiting for this one.
 PHASE := bash tests/phase.sh
 SUB := $(MAKE) --no-print-directory
 test:
+ifeq ($(CARGO_TARGET_DIR),)
+	@bash tests/cargo-target.sh $(SUB) test
+else
 	@$(PHASE) prepare $(SUB) prepare
 	@$(PHASE) vet $(SUB) vet fmt-check
 	@$(PHASE) go $(SUB) test-go GOTESTFLAGS=-v
@@ -109,6 +119,7 @@ test:
 	@$(PHASE) conformance $(GO) run ./tests/conformance
 	@$(PHASE) e2e $(GO) run ./tests/e2e -skip-prepare
 	@$(PHASE) --total
+endif
 
 # bench measures every engine on the same requests and writes BENCHMARKS.md
 # and docs/bench.svg.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Rust engine's batch command (docs/CONTRACT.md, "Batch protocol") for the conformance runner:
-# `cargo run --example batch` with the shared target folder, so that it reuses
-# what bindings/rust/test.sh built instead of compiling wasmtime into ./target.
+# `cargo run --example batch` in the pool's target folder (tests/cargo-target.sh),
+# so that it reuses what bindings/rust/test.sh built instead of compiling
+# wasmtime into ./target.
 # Run from anywhere; stdin and stdout are the protocol's.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+source "$root/tests/cargo-target.sh" # (its line on stderr: the runner shows stderr only on failure)
 unset EXTISM_ENABLE_WASI_OUTPUT
 exec cargo run --quiet --locked -j 2 --manifest-path "$root/bindings/rust/Cargo.toml" --example batch

@@ -4,17 +4,20 @@
 # where examples/servers.json starts it (bin/billing-rust).
 #
 # Cargo's target folder lives outside the clone so that repeated runs, and CI
-# runs from fresh clones on the same machine, reuse the compiled wasmtime:
-# CARGO_TARGET_DIR, default $HOME/.cache/toolerr/cargo-target.
+# runs from fresh clones on the same machine, reuse the compiled wasmtime: a
+# slot of a small pool under $HOME/.cache/toolerr/cargo-target, locked for as
+# long as this script runs so that a concurrent build of another checkout
+# takes another slot instead of waiting (tests/cargo-target.sh), or
+# CARGO_TARGET_DIR if set.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+source tests/cargo-target.sh
 # Plugin output must never reach a stdio server's stdout (the host refuses to
 # start when this is set).
 unset EXTISM_ENABLE_WASI_OUTPUT
 
-echo "== cargo test (Rust binding and example server; target $CARGO_TARGET_DIR)"
+echo "== cargo test (Rust binding and example server)"
 cargo test --locked -j 2 --workspace
 
 # TOOLERR_PREPARED=1 (make test, whose prepare phase built it) skips the

@@ -5,7 +5,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
+# The target folder: a slot of the pool under ~/.cache/toolerr, held until
+# this script exits (tests/cargo-target.sh), or CARGO_TARGET_DIR if set.
+source tests/cargo-target.sh
 # --all-targets: the same feature set as `cargo test --workspace`, so the two
 # share every compiled dependency instead of building tokio and rmcp twice.
 cargo build --locked -j 2 --workspace --all-targets

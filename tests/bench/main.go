@@ -38,7 +38,7 @@ var goBenchName = map[string]string{
 var bindingBench = map[string][]string{
 	"node":   {"node", "bindings/node/bench/bench.mjs"},
 	"python": {".venv/bin/python", "bindings/python/bench/bench.py"},
-	"rust":   {"bash", "-c", "CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target} exec cargo run --quiet --locked --manifest-path bindings/rust/Cargo.toml --example bench"},
+	"rust":   {"bash", "-c", "source tests/cargo-target.sh && exec cargo run --quiet --locked --manifest-path bindings/rust/Cargo.toml --example bench"},
 }
 
 type result struct {

@@ -31,8 +31,9 @@
 # first example (a whole server) as src/main.rs, taking toolerr by path from
 # the checkout, then from the crate `cargo package` makes (the README's
 # lines), unpacked; each built offline with the repository's Cargo.lock in
-# the repository's target folder (CARGO_TARGET_DIR, default
-# $HOME/.cache/toolerr/cargo-target), so only what differs is compiled, and
+# the repository's target folder (tests/cargo-target.sh: a locked slot of the
+# pool under $HOME/.cache/toolerr/cargo-target, in make test the one its
+# prepare phase built in, or CARGO_TARGET_DIR), so only what differs is compiled, and
 # its server driven like the others.
 #
 # Go: a new module (go mod init, a replace of github.com/toolerr/toolerr by
@@ -263,9 +264,10 @@ check_rust_way() { # check_rust_way NAME DIR TOOLERR_DIR: builds DIR's crate (it
 check_rust() {
   # The repository's target folder (make test's prepare phase filled it):
   # the README's dev profile is the repository's, so wasmtime is not compiled
-  # again; only the crates whose features differ are.
-  local CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/toolerr/cargo-target}"
-  export CARGO_TARGET_DIR
+  # again; only the crates whose features differ are. The slot stays locked
+  # until this script exits.
+  local CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-}"
+  source "$repo/tests/cargo-target.sh" || { failed=$((failed + 1)); echo "install: rust FAILED (no cargo target folder)"; return; }
   local dir="$work/rust-path" pkg="$work/rust-package"
   # By path, as the README's [dependencies] say.
   check "rust path crate" rust_crate "$dir" toolerr-install-path "$repo/bindings/rust"
