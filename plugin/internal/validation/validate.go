@@ -58,12 +58,21 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 	if at, found := jsonv.Overflowing(schema); found {
 		return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308), which JSON.parse reads as Infinity: a schema cannot state it", strconv.Quote(at))
 	}
-	if at, n, found := countOutOfRange(schema); found {
+	// The locations first: finding the first count out of range by its
+	// JSON Pointer writes the pointer of each one, which the bound on the
+	// locations keeps linear.
+	limit := locationBudget(len(text))
+	locationsOver := locationBytes(schema, 0, limit) > limit
+	if hasCountOutOfRange(schema) && !locationsOver {
+		at, n, _ := countOutOfRange(schema)
 		return nil, fmt.Errorf("%s is %s, more than the largest count allowed, 9007199254740992", strconv.Quote(at), jsonv.FormatNumber(n))
 	}
-	if limit := locationBudget(len(text)); locationBytes(schema, 0, limit) > limit {
+	if locationsOver {
 		return nil, &TooMuchWorkError{"the schema's subschemas have locations longer than " + strconv.Itoa(limit) +
 			" bytes in all (16 per byte of the schema, plus 1 MiB): a long property name lies above many of them"}
+	}
+	if err := compileWithin(schema, CompileBudget(len(text))); err != nil {
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -108,30 +117,61 @@ var countKeywords = map[string]bool{
 // order of the schema's members), with its value. Values of const, enum,
 // default and examples are data, not keywords, and are not searched.
 func countOutOfRange(schema *jsonv.Value) (at string, value float64, found bool) {
-	var walk func(v *jsonv.Value, pointer string)
-	walk = func(v *jsonv.Value, pointer string) {
+	var tokens []string
+	var walk func(v *jsonv.Value)
+	walk = func(v *jsonv.Value) {
 		switch v.Kind {
 		case jsonv.KindArray:
 			for i, item := range v.Arr {
-				walk(item, pointer+"/"+strconv.Itoa(i))
+				tokens = append(tokens, strconv.Itoa(i))
+				walk(item)
+				tokens = tokens[:len(tokens)-1]
 			}
 		case jsonv.KindObject:
 			for _, m := range v.Members {
-				p := pointer + "/" + jsonv.EscapeToken(m.Key)
 				switch {
 				case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber && m.Value.Num > 1<<53:
+					p := "#/" + strings.Join(append(tokens[:len(tokens):len(tokens)], jsonv.EscapeToken(m.Key)), "/")
 					if !found || p < at {
 						at, value, found = p, m.Value.Num, true
 					}
 				case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
 				default:
-					walk(m.Value, p)
+					tokens = append(tokens, jsonv.EscapeToken(m.Key))
+					walk(m.Value)
+					tokens = tokens[:len(tokens)-1]
 				}
 			}
 		}
 	}
-	walk(schema, "#")
+	walk(schema)
 	return at, value, found
+}
+
+// hasCountOutOfRange reports whether countOutOfRange finds one, in one
+// pass that writes no pointer.
+func hasCountOutOfRange(v *jsonv.Value) bool {
+	switch v.Kind {
+	case jsonv.KindArray:
+		for _, item := range v.Arr {
+			if hasCountOutOfRange(item) {
+				return true
+			}
+		}
+	case jsonv.KindObject:
+		for _, m := range v.Members {
+			switch {
+			case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber && m.Value.Num > 1<<53:
+				return true
+			case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
+			default:
+				if hasCountOutOfRange(m.Value) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // locationBudget bounds the total length of the JSON Pointers of the values
@@ -212,9 +252,9 @@ var errSchemaLoop = errors.New("the schema's $ref chain loops back on itself")
 // applies to it stays far below it; issues repeated many times over (a
 // long required list on every item, a long name on every path) reach it,
 // and the request is refused instead of answered in time that grows with
-// the square of its size. The JSON Schema library's own check is not
-// counted: a schema that makes it do exponential work (a $ref used twice at
-// every level) is bounded by the host's call timeout (SECURITY.md).
+// the square of its size. The JSON Schema library's own check is counted
+// against a budget of the same size before it runs (checkWithin), and its
+// compiling of the schema against CompileBudget (compileWithin).
 func WorkBudget(requestBytes int) int { return 16*requestBytes + 8<<20 }
 
 // TooMuchWorkError reports a validation over its budget of steps, or a
@@ -256,6 +296,10 @@ func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue,
 			return nil, err
 		}
 		return nil, fmt.Errorf("invalid schema: %s", oneLine(err.Error()))
+	}
+	// The library's own check, counted before it runs.
+	if err := checkWithin(sch, args, idx, budget); err != nil {
+		return nil, err
 	}
 	b := &workBudget{Limit: budget}
 	verr := sch.Validate(toAny(args))
