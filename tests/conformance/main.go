@@ -164,14 +164,9 @@ func runEngine(command, env []string, files []vectors.File, skips []skip, name s
 		if !sc.Scan() {
 			break
 		}
-		got := sc.Bytes()
-		want, err := expected(p.c)
-		if err != nil {
-			return counts, "", err
-		}
-		if !bytes.Equal(got, want) {
+		if problem := compare(sc.Bytes(), p.c); problem != "" {
 			if mismatch == "" {
-				mismatch = fmt.Sprintf("%s/%q: first difference at byte %d\n got  %s\n want %s", p.export, p.c.Description, firstDiff(got, want), got, want)
+				mismatch = fmt.Sprintf("%s/%q: %s", p.export, p.c.Description, problem)
 			}
 			continue
 		}
@@ -186,23 +181,40 @@ func runEngine(command, env []string, files []vectors.File, skips []skip, name s
 	return counts, mismatch, nil
 }
 
-// expected is the exact line an engine must answer for c.
-func expected(c vectors.Case) ([]byte, error) {
-	if c.Error != nil {
-		// A map marshals with sorted keys: code before message.
-		return vectors.Canonical(mustJSON(map[string]any{"error": map[string]string{"code": c.Error.Code, "message": c.Error.Message}}))
+// compare checks one answer line against c and describes the difference:
+// for an output the line must be its bytes exactly; for an error the line
+// must be {"error":{"code","message"}} with exactly that code and message.
+func compare(got []byte, c vectors.Case) string {
+	if c.Error == nil {
+		want := c.Want()
+		if bytes.Equal(got, want) {
+			return ""
+		}
+		return fmt.Sprintf("first difference at byte %d\n got  %s\n want %s", firstDiff(got, want), got, want)
 	}
-	return vectors.Canonical(c.Output)
+	code, message, ok := errorLine(got)
+	if !ok {
+		return fmt.Sprintf("got %s\n want error %s: %s", got, c.Error.Code, c.Error.Message)
+	}
+	if code != c.Error.Code || message != c.Error.Message {
+		return fmt.Sprintf("got error %s: %s\n want error %s: %s", code, message, c.Error.Code, c.Error.Message)
+	}
+	return ""
 }
 
-func mustJSON(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
+// errorLine decodes a batch error line, {"error":{"code":…,"message":…}}
+// with no other member; ok is false for any other line.
+func errorLine(line []byte) (code, message string, ok bool) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(line, &top) != nil || len(top) != 1 || top["error"] == nil {
+		return "", "", false
 	}
-	return bytes.TrimSpace(b.Bytes())
+	var e map[string]json.RawMessage
+	if json.Unmarshal(top["error"], &e) != nil || len(e) != 2 ||
+		json.Unmarshal(e["code"], &code) != nil || json.Unmarshal(e["message"], &message) != nil {
+		return "", "", false
+	}
+	return code, message, true
 }
 
 func firstDiff(a, b []byte) int {

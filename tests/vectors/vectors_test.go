@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/plugin"
@@ -19,7 +21,8 @@ const dir = "v1"
 
 // TestVectors_Lint checks every vector file's shape without trusting the
 // decoder behind Load: members, types, one file per export named after it,
-// unique descriptions without "should", exactly one of output and error.
+// unique descriptions without "should", exactly one of output and error, an
+// output that is a string holding one compact JSON object.
 func TestVectors_Lint(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
@@ -98,8 +101,8 @@ func lintFile(name string, data []byte) []string {
 			if err := onlyKeys(c, "description", "input", "output"); err != nil {
 				bad("%s: %v", where, err)
 			}
-			if !isObject(c["output"]) {
-				bad("%s: output must be an object", where)
+			for _, problem := range lintOutput(c["output"]) {
+				bad("%s: output %s", where, problem)
 			}
 		default:
 			if err := onlyKeys(c, "description", "input", "error"); err != nil {
@@ -154,9 +157,47 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
+// lintOutput returns what is wrong with a case's output member: it must be
+// a JSON string whose text is one compact JSON object, the exact response,
+// with its non-ASCII written as UTF-8 (a surrogate escape would decode
+// differently from one language to another).
+func lintOutput(raw json.RawMessage) []string {
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return []string{"must be a JSON string (the exact response text)"}
+	}
+	var problems []string
+	if !utf8.Valid(raw) || hasSurrogateEscape(raw) {
+		problems = append(problems, "must write non-ASCII as UTF-8, not as invalid bytes or surrogate escapes")
+	}
+	if !json.Valid([]byte(text)) {
+		return append(problems, "text is not exactly one JSON value")
+	}
+	if !strings.HasPrefix(text, "{") {
+		problems = append(problems, "text must be a JSON object")
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(text)); err != nil || compact.String() != text {
+		problems = append(problems, "text must be compact, as the module writes it (no whitespace between tokens)")
+	}
+	return problems
+}
+
+// hasSurrogateEscape reports whether the JSON string raw holds a \uXXXX
+// escape of a UTF-16 surrogate.
+func hasSurrogateEscape(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		i++ // the escaped character
+		if raw[i] == 'u' && i+4 < len(raw) {
+			if r, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 16); err == nil && r >= 0xd800 && r <= 0xdfff {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestVectors_Schema checks that schema.json is valid JSON and a draft
@@ -191,7 +232,7 @@ func TestVectors_Count(t *testing.T) {
 }
 
 // TestVectors_Native runs every case through plugin.Call and demands the
-// expected bytes, or the expected error code and message.
+// output's bytes exactly, or the expected error code and message.
 func TestVectors_Native(t *testing.T) {
 	files, err := vectors.Load(dir)
 	if err != nil {
@@ -217,43 +258,11 @@ func TestVectors_Native(t *testing.T) {
 				if callErr != nil {
 					t.Fatalf("got error %s: %s, want output", callErr.Code, callErr.Message)
 				}
-				want, err := vectors.Canonical(c.Output)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(out, want) {
+				if want := c.Want(); !bytes.Equal(out, want) {
 					t.Fatalf("got\n  %s\nwant\n  %s", out, want)
 				}
 			})
 		}
-	}
-}
-
-// TestCanonical_Scenario pins the re-encoding the comparison relies on.
-func TestCanonical_Scenario(t *testing.T) {
-	for _, tc := range []struct {
-		name, in, want string
-	}{
-		{"key order kept", `{"b": 1, "a": {"d": [], "c": {}}}`, `{"b":1,"a":{"d":[],"c":{}}}`},
-		{"html characters unescaped", `"<a> & \u2028"`, "\"<a> & \u2028\""},
-		{"control characters", `"\u0001\b\f\n\r\t\u001f\u007f"`, "\"\\u0001\\b\\f\\n\\r\\t\\u001f\u007f\""},
-		{"quote and backslash", `"\"\\\/"`, `"\"\\/"`},
-		{"lone surrogate", `"\ud800"`, "\"\ufffd\""},
-		{"numbers as JavaScript", `[30.0, 1.5, 1e21, 1E-7, 0.000001, -0, 100000000000000000000]`, `[30,1.5,1e+21,1e-7,0.000001,0,100000000000000000000]`},
-		{"exponent notation as JavaScript", `[1.5e-7, -2.5E-8, 1e100, 1.7976931348623157e308, 5e-324, 1.2e21, -1e-6, 0.1, 123456789012345680000]`,
-			`[1.5e-7,-2.5e-8,1e+100,1.7976931348623157e+308,5e-324,1.2e+21,-0.000001,0.1,123456789012345680000]`},
-		{"overflow as null", `[1e999, -1e999]`, `[null,null]`},
-		{"literals", `[true, false, null]`, `[true,false,null]`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := vectors.Canonical(json.RawMessage(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
 	}
 }
 
@@ -275,5 +284,40 @@ func TestCaseRequest_Scenario(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLintOutput_Scenario pins what the lint accepts as an output.
+func TestLintOutput_Scenario(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"compact object text", `"{\"text\":\"<a> & é\"}"`, true},
+		{"escaped backslash before u is text", `"{\"text\":\"\\\\ud800\"}"`, true},
+		{"a JSON object, not its text", `{"text":"a"}`, false},
+		{"indented text", `"{ \"text\": \"a\" }"`, false},
+		{"two values", `"{}{}"`, false},
+		{"not JSON", `"{\"text\":"`, false},
+		{"an array", `"[1]"`, false},
+		{"surrogate escape", `"{\"text\":\"\ud83d\ude00\"}"`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			problems := lintOutput(json.RawMessage(tc.raw))
+			if ok := len(problems) == 0; ok != tc.ok {
+				t.Errorf("lintOutput(%s) = %v, want ok %v", tc.raw, problems, tc.ok)
+			}
+		})
+	}
+}
+
+// TestCaseWant_Scenario pins the expected bytes of a case.
+func TestCaseWant_Scenario(t *testing.T) {
+	out := `{"text":"&lt;"}`
+	if got := (vectors.Case{Output: &out}).Want(); string(got) != out {
+		t.Errorf("Want() = %q, want %q", got, out)
+	}
+	if got := (vectors.Case{Error: &abi.Error{Code: abi.CodeInvalidRequest, Message: "m"}}).Want(); got != nil {
+		t.Errorf("Want() of an error case = %q, want nil", got)
 	}
 }
