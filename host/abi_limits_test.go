@@ -13,19 +13,27 @@ import (
 	"github.com/toolerr/toolerr/abi"
 )
 
-// limitsTable returns the rows of ABI.md's "## Limits" table: the first
-// cell (backquotes removed) mapped to the second.
-func limitsTable(t *testing.T) map[string]string {
+// abiSection returns the text of ABI.md's section "## "+title, up to the
+// next "## " heading.
+func abiSection(t *testing.T, title string) string {
 	t.Helper()
 	doc, err := os.ReadFile("../abi/ABI.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(doc), "\n## Limits\n")
+	_, section, ok := strings.Cut(string(doc), "\n## "+title+"\n")
 	if !ok {
-		t.Fatal(`ABI.md has no "## Limits" section`)
+		t.Fatalf(`ABI.md has no "## %s" section`, title)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
+// limitsTable returns the rows of ABI.md's "## Limits" table: the first
+// cell (backquotes removed) mapped to the second.
+func limitsTable(t *testing.T) map[string]string {
+	t.Helper()
+	section := abiSection(t, "Limits")
 	rows := map[string]string{}
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(strings.Trim(line, "| "), " | ")

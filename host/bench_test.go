@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/toolerr/toolerr/host"
@@ -40,25 +39,11 @@ var (
 	benchValidate         = benchRequests["validate"]
 )
 
-var (
-	benchHostsOnce sync.Once
-	benchHosts     map[host.Engine]*host.Host
-)
-
-// benchHost returns one warm Host per engine, shared by the benchmarks.
+// benchHost returns the warm Host of engine e that the tests of this
+// package share (engines), one per engine.
 func benchHost(b *testing.B, e host.Engine) *host.Host {
 	b.Helper()
-	benchHostsOnce.Do(func() {
-		benchHosts = map[host.Engine]*host.Host{}
-		for _, engine := range host.Engines {
-			h, err := host.New(context.Background(), host.Options{Engine: engine})
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchHosts[engine] = h
-		}
-	})
-	return benchHosts[e]
+	return engines(b)[e]
 }
 
 func benchExport(b *testing.B, export string, request []byte) {

@@ -41,6 +41,24 @@ func engines(t testing.TB) map[host.Engine]*host.Host {
 	return hosts
 }
 
+// onEachEngine runs f in a subtest per engine of es, each on a Host of its
+// own made with opts (Engine set to that engine) and closed when f returns.
+func onEachEngine(t *testing.T, es []host.Engine, opts host.Options, f func(t *testing.T, e host.Engine, h *host.Host)) {
+	t.Helper()
+	for _, e := range es {
+		t.Run(string(e), func(t *testing.T) {
+			opts := opts
+			opts.Engine = e
+			h, err := host.New(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(context.Background())
+			f(t, e, h)
+		})
+	}
+}
+
 func TestHost_SameBytesOnEveryEngine(t *testing.T) {
 	requests := []struct{ export, request string }{
 		{"tool_error", `{"code":"NOT_FOUND","message":"No invoice with that ID","suggestion":"List invoices first","availableActions":["billing.list_invoices"],"details":{"requestedId":"inv_9","n":1.5,"ok":true},"retryAfter":30}`},
@@ -126,72 +144,58 @@ func TestHost_RefusesTamperedModule(t *testing.T) {
 
 func TestHost_ConcurrentCallsMatchNative(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range []host.Engine{host.Wazero, host.Extism} {
-		t.Run(string(e), func(t *testing.T) {
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close(ctx)
-			var wg sync.WaitGroup
-			errs := make(chan error, 8)
-			for g := 0; g < 8; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					for i := 0; i < 100; i++ {
-						req := fmt.Sprintf(`{"code":"C%d","message":"call %d of %d","details":{"i":%d}}`, g, i, g, i)
-						want, _ := plugin.Call("tool_error", []byte(req))
-						got, err := h.Call(ctx, "tool_error", []byte(req))
-						if err != nil || !bytes.Equal(got, want) {
-							errs <- fmt.Errorf("goroutine %d call %d: %v\n got %s\nwant %s", g, i, err, got, want)
-							return
-						}
+	onEachEngine(t, []host.Engine{host.Wazero, host.Extism}, host.Options{MaxInstances: 4}, func(t *testing.T, e host.Engine, h *host.Host) {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := 0; i < 100; i++ {
+					req := fmt.Sprintf(`{"code":"C%d","message":"call %d of %d","details":{"i":%d}}`, g, i, g, i)
+					want, _ := plugin.Call("tool_error", []byte(req))
+					got, err := h.Call(ctx, "tool_error", []byte(req))
+					if err != nil || !bytes.Equal(got, want) {
+						errs <- fmt.Errorf("goroutine %d call %d: %v\n got %s\nwant %s", g, i, err, got, want)
+						return
 					}
-				}(g)
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-			if n := h.LiveInstances(); n > 4 {
-				t.Errorf("%d live instances, want at most 4", n)
-			}
-		})
-	}
+				}
+			}(g)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if n := h.LiveInstances(); n > 4 {
+			t.Errorf("%d live instances, want at most 4", n)
+		}
+	})
 }
 
 func TestHost_CancelledCallIsTypedAndDiscarded(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range host.Engines {
-		t.Run(string(e), func(t *testing.T) {
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close(ctx)
-			cancelled, cancel := context.WithCancel(ctx)
-			cancel()
-			_, err = h.Call(cancelled, "describe", []byte(`{}`))
-			var abiErr *abi.Error
-			if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeCancelled || !errors.Is(err, context.Canceled) {
-				t.Fatalf("got %v, want CANCELLED wrapping context.Canceled", err)
-			}
-			expired, cancel2 := context.WithDeadline(ctx, time.Now().Add(-time.Second))
-			defer cancel2()
-			_, err = h.Call(expired, "describe", []byte(`{}`))
-			if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeTimeout {
-				t.Fatalf("got %v, want TIMEOUT", err)
-			}
-			if _, err := h.Call(ctx, "describe", []byte(`{}`)); err != nil {
-				t.Fatalf("next call failed: %v", err)
-			}
-			if n := h.LiveInstances(); n != 1 {
-				t.Errorf("%d live instances, want 1", n)
-			}
-		})
-	}
+	onEachEngine(t, host.Engines, host.Options{MaxInstances: 1}, func(t *testing.T, e host.Engine, h *host.Host) {
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err := h.Call(cancelled, "describe", []byte(`{}`))
+		var abiErr *abi.Error
+		if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeCancelled || !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want CANCELLED wrapping context.Canceled", err)
+		}
+		expired, cancel2 := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+		defer cancel2()
+		_, err = h.Call(expired, "describe", []byte(`{}`))
+		if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeTimeout {
+			t.Fatalf("got %v, want TIMEOUT", err)
+		}
+		if _, err := h.Call(ctx, "describe", []byte(`{}`)); err != nil {
+			t.Fatalf("next call failed: %v", err)
+		}
+		if n := h.LiveInstances(); n != 1 {
+			t.Errorf("%d live instances, want 1", n)
+		}
+	})
 }
 
 func TestHost_TrapDiscardsInstance(t *testing.T) {

@@ -212,59 +212,52 @@ func TestFault_DeadlineInline(t *testing.T) {
 	if len(req) > host.InlineRequestBytes {
 		t.Fatalf("request is %d bytes, over the inline limit", len(req))
 	}
-	for _, e := range host.Engines {
-		t.Run(string(e), func(t *testing.T) {
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1})
-			if err != nil {
+	onEachEngine(t, host.Engines, host.Options{MaxInstances: 1}, func(t *testing.T, e host.Engine, h *host.Host) {
+		// How long the call takes here (the fastest of a few, warm), to
+		// set a deadline inside it.
+		took := time.Hour
+		for i := 0; i < 4; i++ {
+			start := time.Now()
+			if _, err := h.Call(ctx, "parse", req); err != nil {
 				t.Fatal(err)
 			}
-			defer h.Close(ctx)
-			// How long the call takes here (the fastest of a few, warm), to
-			// set a deadline inside it.
-			took := time.Hour
-			for i := 0; i < 4; i++ {
-				start := time.Now()
-				if _, err := h.Call(ctx, "parse", req); err != nil {
-					t.Fatal(err)
-				}
-				took = min(took, time.Since(start))
+			took = min(took, time.Since(start))
+		}
+		before := runtime.NumGoroutine()
+		timeouts := 0
+		// A quarter of the call's time, then less each round: a loaded
+		// machine can make the measured time too long.
+		for round := 0; round < 5 && timeouts == 0; round++ {
+			dctx, cancel := context.WithDeadline(ctx, time.Now().Add(took>>(2+2*round)))
+			_, err := h.Call(dctx, "parse", req)
+			if g := hostGoroutines(); len(g) > 0 {
+				t.Errorf("round %d: goroutines of package host right after an inline call:\n%s", round, strings.Join(g, "\n\n"))
 			}
-			before := runtime.NumGoroutine()
-			timeouts := 0
-			// A quarter of the call's time, then less each round: a loaded
-			// machine can make the measured time too long.
-			for round := 0; round < 5 && timeouts == 0; round++ {
-				dctx, cancel := context.WithDeadline(ctx, time.Now().Add(took>>(2+2*round)))
-				_, err := h.Call(dctx, "parse", req)
-				if g := hostGoroutines(); len(g) > 0 {
-					t.Errorf("round %d: goroutines of package host right after an inline call:\n%s", round, strings.Join(g, "\n\n"))
-				}
-				cancel()
-				var abiErr *abi.Error
-				switch {
-				case err == nil:
-					t.Logf("round %d: the call beat its deadline of %v", round, took>>(2+2*round))
-				case errors.As(err, &abiErr) && abiErr.Code == abi.CodeTimeout && errors.Is(err, context.DeadlineExceeded):
-					timeouts++
-				default:
-					t.Fatalf("round %d: got %v, want TIMEOUT wrapping context.DeadlineExceeded", round, err)
-				}
-				if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
-					t.Fatalf("round %d: the host stopped serving: %v", round, err)
-				}
+			cancel()
+			var abiErr *abi.Error
+			switch {
+			case err == nil:
+				t.Logf("round %d: the call beat its deadline of %v", round, took>>(2+2*round))
+			case errors.As(err, &abiErr) && abiErr.Code == abi.CodeTimeout && errors.Is(err, context.DeadlineExceeded):
+				timeouts++
+			default:
+				t.Fatalf("round %d: got %v, want TIMEOUT wrapping context.DeadlineExceeded", round, err)
 			}
-			if timeouts == 0 {
-				t.Fatalf("no call ran past its deadline (the call takes %v)", took)
+			if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
+				t.Fatalf("round %d: the host stopped serving: %v", round, err)
 			}
-			if !settle(func() bool { return runtime.NumGoroutine() <= before }) {
-				t.Errorf("goroutines: %d before, %d after the inline calls settled", before, runtime.NumGoroutine())
-			}
-			if n := h.LiveInstances(); n > 1 {
-				t.Errorf("%d live instances, want at most 1", n)
-			}
-			t.Logf("parse of %d bytes takes %v; %d inline timeout(s)", len(req), took.Round(time.Microsecond), timeouts)
-		})
-	}
+		}
+		if timeouts == 0 {
+			t.Fatalf("no call ran past its deadline (the call takes %v)", took)
+		}
+		if !settle(func() bool { return runtime.NumGoroutine() <= before }) {
+			t.Errorf("goroutines: %d before, %d after the inline calls settled", before, runtime.NumGoroutine())
+		}
+		if n := h.LiveInstances(); n > 1 {
+			t.Errorf("%d live instances, want at most 1", n)
+		}
+		t.Logf("parse of %d bytes takes %v; %d inline timeout(s)", len(req), took.Round(time.Microsecond), timeouts)
+	})
 }
 
 // hostGoroutines returns the stacks of the goroutines that run code of
@@ -286,55 +279,48 @@ func hostGoroutines() []string {
 // host keeps serving, and goroutines and instances return to their count.
 func TestFault_CancelMidCall(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range host.Engines {
-		t.Run(string(e), func(t *testing.T) {
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 2})
-			if err != nil {
-				t.Fatal(err)
+	onEachEngine(t, host.Engines, host.Options{MaxInstances: 2}, func(t *testing.T, e host.Engine, h *host.Host) {
+		next := []byte(`{"field":"id"}`)
+		if _, err := h.Call(ctx, "required_field", next); err != nil {
+			t.Fatal(err)
+		}
+		before := runtime.NumGoroutine()
+		const callers = 4
+		errs := make(chan error, callers)
+		for g := 0; g < callers; g++ {
+			go func() {
+				cctx, cancel := context.WithCancel(ctx)
+				time.AfterFunc(time.Millisecond, cancel)
+				defer cancel()
+				_, err := h.Call(cctx, "parse", heavyParse)
+				errs <- err
+			}()
+		}
+		cancelled := 0
+		for g := 0; g < callers; g++ {
+			err := <-errs
+			var abiErr *abi.Error
+			switch {
+			case err == nil:
+				t.Logf("a call finished before its cancellation")
+			case errors.As(err, &abiErr) && abiErr.Code == abi.CodeCancelled && errors.Is(err, context.Canceled):
+				cancelled++
+			default:
+				t.Errorf("got %v, want CANCELLED wrapping context.Canceled", err)
 			}
-			defer h.Close(ctx)
-			next := []byte(`{"field":"id"}`)
-			if _, err := h.Call(ctx, "required_field", next); err != nil {
-				t.Fatal(err)
-			}
-			before := runtime.NumGoroutine()
-			const callers = 4
-			errs := make(chan error, callers)
-			for g := 0; g < callers; g++ {
-				go func() {
-					cctx, cancel := context.WithCancel(ctx)
-					time.AfterFunc(time.Millisecond, cancel)
-					defer cancel()
-					_, err := h.Call(cctx, "parse", heavyParse)
-					errs <- err
-				}()
-			}
-			cancelled := 0
-			for g := 0; g < callers; g++ {
-				err := <-errs
-				var abiErr *abi.Error
-				switch {
-				case err == nil:
-					t.Logf("a call finished before its cancellation")
-				case errors.As(err, &abiErr) && abiErr.Code == abi.CodeCancelled && errors.Is(err, context.Canceled):
-					cancelled++
-				default:
-					t.Errorf("got %v, want CANCELLED wrapping context.Canceled", err)
-				}
-			}
-			if cancelled == 0 {
-				t.Fatal("no call was cancelled mid-call")
-			}
-			if _, err := h.Call(ctx, "required_field", next); err != nil {
-				t.Fatalf("the next call failed: %v", err)
-			}
-			if !settle(func() bool { return h.LiveInstances() <= 2 && runtime.NumGoroutine() <= before }) {
-				t.Errorf("goroutines %d before, %d after; %d live instances", before, runtime.NumGoroutine(), h.LiveInstances())
-			}
-			t.Logf("%d/%d calls cancelled mid-call; goroutines %d before, %d after; live instances %d (max 2)",
-				cancelled, callers, before, runtime.NumGoroutine(), h.LiveInstances())
-		})
-	}
+		}
+		if cancelled == 0 {
+			t.Fatal("no call was cancelled mid-call")
+		}
+		if _, err := h.Call(ctx, "required_field", next); err != nil {
+			t.Fatalf("the next call failed: %v", err)
+		}
+		if !settle(func() bool { return h.LiveInstances() <= 2 && runtime.NumGoroutine() <= before }) {
+			t.Errorf("goroutines %d before, %d after; %d live instances", before, runtime.NumGoroutine(), h.LiveInstances())
+		}
+		t.Logf("%d/%d calls cancelled mid-call; goroutines %d before, %d after; live instances %d (max 2)",
+			cancelled, callers, before, runtime.NumGoroutine(), h.LiveInstances())
+	})
 }
 
 // TestHostile_ErrorsAreTyped checks that every error the module gives a

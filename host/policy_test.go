@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,15 +18,7 @@ import (
 // Python and Rust bindings' policy tests read the same table.
 func policyTable(t *testing.T) (rows [][]string, section string) {
 	t.Helper()
-	doc, err := os.ReadFile("../abi/ABI.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), "\n## Host policy\n")
-	if !ok {
-		t.Fatal(`ABI.md has no "## Host policy" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section = abiSection(t, "Host policy")
 	inTable := false
 	for _, line := range strings.Split(section, "\n") {
 		if !strings.HasPrefix(line, "|") {
@@ -141,36 +132,29 @@ func TestPolicy_DefaultsMatchABITable(t *testing.T) {
 // is retired while one that served a small request stays.
 func TestPolicy_DefaultsApply(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range []host.Engine{host.Wazero, host.Extism} {
-		t.Run(string(e), func(t *testing.T) {
-			h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close(ctx)
-			over := []byte(`{"text":"` + strings.Repeat("a", abi.MaxRequestBytes-10) + `"}`)
-			_, err = h.Call(ctx, "parse", over)
-			var abiErr *abi.Error
-			want := fmt.Sprintf("parse: request is %d bytes, over the limit of %d", len(over), abi.MaxRequestBytes)
-			if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeRequestTooLarge || abiErr.Message != want {
-				t.Errorf("a request of %d bytes: %v, want REQUEST_TOO_LARGE %q", len(over), err, want)
-			}
-			if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
-				t.Fatal(err)
-			}
-			if n := h.LiveInstances(); n != 1 {
-				t.Fatalf("%d live instances after a small call, want 1 (kept)", n)
-			}
-			large := []byte(`{"text":"` + strings.Repeat("a", host.RetireRequestBytes) + `"}`)
-			if _, err := h.Call(ctx, "parse", large); err != nil {
-				t.Fatal(err)
-			}
-			if n := h.LiveInstances(); n != 0 {
-				t.Errorf("%d live instances after a request of %d bytes, want 0 (retired)", n, len(large))
-			}
-			if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
-				t.Fatalf("the call after a retirement: %v", err)
-			}
-		})
-	}
+	onEachEngine(t, []host.Engine{host.Wazero, host.Extism}, host.Options{MaxInstances: 1}, func(t *testing.T, e host.Engine, h *host.Host) {
+		over := []byte(`{"text":"` + strings.Repeat("a", abi.MaxRequestBytes-10) + `"}`)
+		_, err := h.Call(ctx, "parse", over)
+		var abiErr *abi.Error
+		want := fmt.Sprintf("parse: request is %d bytes, over the limit of %d", len(over), abi.MaxRequestBytes)
+		if !errors.As(err, &abiErr) || abiErr.Code != abi.CodeRequestTooLarge || abiErr.Message != want {
+			t.Errorf("a request of %d bytes: %v, want REQUEST_TOO_LARGE %q", len(over), err, want)
+		}
+		if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if n := h.LiveInstances(); n != 1 {
+			t.Fatalf("%d live instances after a small call, want 1 (kept)", n)
+		}
+		large := []byte(`{"text":"` + strings.Repeat("a", host.RetireRequestBytes) + `"}`)
+		if _, err := h.Call(ctx, "parse", large); err != nil {
+			t.Fatal(err)
+		}
+		if n := h.LiveInstances(); n != 0 {
+			t.Errorf("%d live instances after a request of %d bytes, want 0 (retired)", n, len(large))
+		}
+		if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
+			t.Fatalf("the call after a retirement: %v", err)
+		}
+	})
 }
