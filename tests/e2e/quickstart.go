@@ -2,26 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"reflect"
 	"strings"
 
+	quickstartcalls "github.com/toolerr/toolerr/examples/go/quickstart/calls"
 	"github.com/toolerr/toolerr/host"
 )
-
-// quickstartCall is one call of examples/quickstart.json: the calls every
-// quickstart server (the SDK's high-level API plus one line of toolerr)
-// must answer alike.
-type quickstartCall struct {
-	Tool       string          `json:"tool"`
-	Arguments  json.RawMessage `json:"arguments"`
-	IsError    bool            `json:"isError"`
-	StartsWith string          `json:"startsWith"`
-	JSON       json.RawMessage `json:"json"`
-}
 
 // playQuickstarts prepares (unless skipPrepare) and plays every quickstart
 // of examples/servers.json, and returns how many checks passed and failed.
@@ -29,16 +17,12 @@ type quickstartCall struct {
 // error must name exactly the field "id" (through the module's parse), so
 // only the validator's message may differ between languages.
 func playQuickstarts(ctx context.Context, h *host.Host, quickstarts []server, skipPrepare bool) (passed, failed int, err error) {
-	var spec struct{ Calls []quickstartCall }
-	raw, err := os.ReadFile("examples/quickstart.json")
-	if err == nil {
-		err = json.Unmarshal(raw, &spec)
-	}
+	spec, err := quickstartcalls.Load("examples/quickstart.json")
 	if err != nil {
-		return 0, 0, fmt.Errorf("examples/quickstart.json: %w", err)
+		return 0, 0, err
 	}
-	calls := make([]call, len(spec.Calls))
-	for i, c := range spec.Calls {
+	calls := make([]call, len(spec))
+	for i, c := range spec {
 		calls[i] = call{tool: c.Tool, args: string(c.Arguments)}
 	}
 	for _, s := range quickstarts {
@@ -53,7 +37,7 @@ func playQuickstarts(ctx context.Context, h *host.Host, quickstarts []server, sk
 		if err != nil {
 			return passed, failed, fmt.Errorf("quickstart %s: %w", s.Name, err)
 		}
-		for i, c := range spec.Calls {
+		for i, c := range spec {
 			if problem := checkQuickstart(ctx, h, c, got[i]); problem != "" {
 				fmt.Printf("FAIL quickstart %s %s %s: %s\n%s\n", s.Name, c.Tool, c.Arguments, problem, got[i])
 				failed++
@@ -65,21 +49,12 @@ func playQuickstarts(ctx context.Context, h *host.Host, quickstarts []server, sk
 	return passed, failed, nil
 }
 
-func checkQuickstart(ctx context.Context, h *host.Host, c quickstartCall, a answer) string {
-	switch {
-	case a.Err != "":
+func checkQuickstart(ctx context.Context, h *host.Host, c quickstartcalls.Call, a answer) string {
+	if a.Err != "" {
 		return "a protocol error instead of a result"
-	case len(a.Texts) != 1:
-		return fmt.Sprintf("%d text blocks, want 1", len(a.Texts))
-	case a.IsError != c.IsError:
-		return fmt.Sprintf("isError %v, want %v", a.IsError, c.IsError)
-	case c.JSON != nil:
-		var got, want any
-		if json.Unmarshal([]byte(a.Texts[0]), &got) != nil || json.Unmarshal(c.JSON, &want) != nil || !reflect.DeepEqual(got, want) {
-			return "want the JSON " + string(c.JSON)
-		}
-	case !strings.HasPrefix(a.Texts[0], c.StartsWith):
-		return fmt.Sprintf("want a text starting %q", c.StartsWith)
+	}
+	if problem := c.Check(a.Texts, a.IsError); problem != "" {
+		return problem
 	}
 	if !strings.HasPrefix(c.StartsWith, "<validation_error") {
 		return ""

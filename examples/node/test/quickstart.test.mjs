@@ -16,20 +16,6 @@ const quickstartPath = fileURLToPath(new URL('../quickstart.mjs', import.meta.ur
 // The calls every language's quickstart answers alike, shared with the e2e runner.
 const sharedCallsPath = fileURLToPath(new URL('../../quickstart.json', import.meta.url));
 
-const NOT_FOUND = `<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_404</detail>
-</details>
-</tool_error>`;
-const INTERNAL = `<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>`;
 const RECOVERY = '<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>';
 
 /** startQuickstart spawns `node quickstart.mjs` and connects the SDK's Client to it. */
@@ -84,7 +70,7 @@ test('quickstart.mjs over stdio', async (t) => {
     const { texts, isError } = await call(client, 'billing.get_invoice', { id: 'inv_404' });
     assert.equal(isError, true);
     assert.ok(texts[0].startsWith('<tool_error code="NOT_FOUND"'));
-    assert.deepEqual(texts, [NOT_FOUND]);
+    // Its exact text is examples/quickstart.json's, checked with the shared calls below.
   });
 
   await t.test('billing.get_invoice {"id":"inv_001"} succeeds', async () => {
@@ -98,7 +84,7 @@ test('quickstart.mjs over stdio', async (t) => {
     const { texts, isError } = await call(client, 'billing.export_invoices', {});
     assert.equal(isError, true);
     assert.ok(texts[0].startsWith('<tool_error code="INTERNAL_ERROR"'));
-    assert.deepEqual(texts, [INTERNAL]);
+    // Its exact text is examples/quickstart.json's, checked with the shared calls below.
   });
 
   await t.test('an unknown tool is answered as the SDK does by default', async () => {
@@ -119,6 +105,7 @@ test('quickstart.mjs answers the shared calls of examples/quickstart.json', asyn
       assert.equal(texts.length, 1);
       assert.equal(isError, expected.isError);
       if (expected.json !== undefined) assert.deepEqual(JSON.parse(texts[0]), expected.json);
+      if (expected.text !== undefined) assert.equal(texts[0], expected.text);
       if (expected.startsWith !== undefined) assert.ok(texts[0].startsWith(expected.startsWith), texts[0]);
       const envelope = await parse(texts[0]);
       if (envelope?.kind === 'validation_error') assert.deepEqual(envelope.fields.map((f) => f.name), ['id']);
