@@ -8,16 +8,9 @@ import pytest
 import toolerr
 from mcp_types import CallToolResult, TextContent
 
-NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_999</detail>
-</details>
-</tool_error>"""
+from envelopes import FORBIDDEN, internal, not_found
+
+NOT_FOUND = not_found("inv_999")
 
 RATE_LIMITED = """<tool_error code="RATE_LIMITED" severity="error">
 <message>Rate limit exceeded. Maximum 3 requests per 60s window.</message>
@@ -25,14 +18,7 @@ RATE_LIMITED = """<tool_error code="RATE_LIMITED" severity="error">
 <retry_after>60 seconds</retry_after>
 </tool_error>"""
 
-INTERNAL = """<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[billing.export_invoices] exporter backend unavailable</message>
-<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>
-</tool_error>"""
-
-FORBIDDEN = """<tool_error code="FORBIDDEN" severity="critical">
-<message>Voiding invoices requires the billing-admin role</message>
-</tool_error>"""
+INTERNAL = internal("billing.export_invoices", "exporter backend unavailable")
 
 
 def text(result: CallToolResult) -> str:

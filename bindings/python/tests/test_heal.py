@@ -35,6 +35,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
+from envelopes import FORBIDDEN, internal, not_found
+
 Mode = Literal["auto", "legacy"]
 ID = Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
@@ -66,36 +68,11 @@ class ListInvoicesArgs(BaseModel):
     status: Literal["open", "paid"] | None = None
 
 
-NOT_FOUND = """<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_404</detail>
-</details>
-</tool_error>"""
-
-FORBIDDEN = """<tool_error code="FORBIDDEN" severity="critical">
-<message>Voiding invoices requires the billing-admin role</message>
-</tool_error>"""
+NOT_FOUND = not_found("inv_404")
 
 DEPRECATED = """<tool_error code="DEPRECATED" severity="warning">
 <message>page_size is deprecated; use limit</message>
 <recovery>Call billing.list_invoices with limit instead</recovery>
-</tool_error>"""
-
-RECOVERY = (
-    "This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the "
-    "same call: tell the user what failed, or try a different approach."
-)
-
-
-def internal(tool: str, message: str) -> str:
-    return f"""<tool_error code="INTERNAL_ERROR" severity="error">
-<message>[{tool}] {message}</message>
-<recovery>{RECOVERY}</recovery>
 </tool_error>"""
 
 
