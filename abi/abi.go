@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 2
+	Minor = 3
 )
 
 // Version is Major.Minor as describe reports it.
@@ -44,6 +44,7 @@ var Exports = []Export{
 	{"validate", "1.1"},
 	{"contract_lock", "1.2"},
 	{"contract_diff", "1.2"},
+	{"check_result", "1.3"},
 }
 
 // ExportNames returns the names of Exports in order.

@@ -245,6 +245,18 @@ type ParseResponse struct {
 	Envelope *Envelope `json:"envelope"`
 }
 
+// CheckResultRequest is the request of check_result.
+type CheckResultRequest struct {
+	Result *CallToolResult `json:"result"`
+}
+
+// CheckResultResponse is the response of check_result: nil for a result
+// that is not an error, else the error a client raises, in the shape of an
+// Envelope (Kind "" when the result held no envelope).
+type CheckResultResponse struct {
+	ClientError *Envelope `json:"clientError"`
+}
+
 // Envelope is a parsed <tool_error> (Kind "tool_error") or
 // <validation_error> (Kind "validation_error"); the fields of the other
 // kind are zero.

@@ -150,6 +150,9 @@ func contractLock() int32 { return runExtism("contract_lock") }
 //go:wasmexport contract_diff
 func contractDiff() int32 { return runExtism("contract_diff") }
 
+//go:wasmexport check_result
+func checkResult() int32 { return runExtism("check_result") }
+
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls; the
 // response buffer is reused by the next call.

@@ -100,6 +100,7 @@ var exports = map[string]func(*call, []byte) *abi.Error{
 	"contract_lock":     callContractLock,
 	"contract_diff":     callContractDiff,
 	"parse":             callParse,
+	"check_result":      callCheckResult,
 	"describe":          callDescribe,
 }
 

@@ -44,22 +44,29 @@ func (r *request) parseSource() (string, bool, *abi.Error) {
 		return text.Str, true, nil
 	case result == nil:
 		return "", false, r.fail(`"text" or "result" is required`)
-	case result.Kind != jsonv.KindObject:
-		return "", false, r.wrongType("result", "an object", result)
+	}
+	return "", false, r.checkResult(result)
+}
+
+// checkResult checks the shape parse and check_result read of a
+// CallToolResult: an object whose content is an array of objects.
+func (r *request) checkResult(result *jsonv.Value) *abi.Error {
+	if result.Kind != jsonv.KindObject {
+		return r.wrongType("result", "an object", result)
 	}
 	content := result.Get("content")
 	if content == nil {
-		return "", false, r.fail(`"result.content" is required`)
+		return r.fail(`"result.content" is required`)
 	}
 	if content.Kind != jsonv.KindArray {
-		return "", false, r.wrongType("result.content", "an array", content)
+		return r.wrongType("result.content", "an array", content)
 	}
 	for i, block := range content.Arr {
 		if block.Kind != jsonv.KindObject {
-			return "", false, r.wrongType("result.content["+strconv.Itoa(i)+"]", "an object", block)
+			return r.wrongType("result.content["+strconv.Itoa(i)+"]", "an object", block)
 		}
 	}
-	return "", false, nil
+	return nil
 }
 
 // parseResult reads the first text block of the result that holds an
@@ -102,32 +109,48 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 		w.Str(t.Message)
 		w.Raw(`,"recovery":`)
 		writeOptionalString(w, t.Recovery)
-		w.Raw(`,"availableActions":[`)
-		for i, a := range t.Actions {
-			if i > 0 {
-				w.Byte(',')
-			}
-			w.Str(a)
-		}
-		w.Raw(`],"details":{`)
-		for i, d := range t.Details {
-			w.Key(d.Key, i == 0)
-			w.Str(d.Value)
-		}
-		w.Raw(`},"retryAfter":`)
-		if t.RetryAfter == nil {
-			w.Raw("null")
-		} else {
-			w.Num(*t.RetryAfter)
-		}
+		writeToolErrorTail(w, t)
 		w.Byte('}')
 		return
 	}
 	v := env.Validation
 	w.Raw(`{"kind":"validation_error","action":`)
 	w.Str(v.Action)
-	w.Raw(`,"fields":[`)
-	for i, f := range v.Fields {
+	w.Raw(`,"fields":`)
+	writeFields(w, v.Fields)
+	w.Raw(`,"recovery":`)
+	writeOptionalString(w, v.Recovery)
+	w.Raw(`,"contract":`)
+	writeContract(w, v.Contract)
+	w.Byte('}')
+}
+
+// writeToolErrorTail writes the members of a parsed tool error that follow
+// its recovery: availableActions, details and retryAfter.
+func writeToolErrorTail(w *jsonv.Writer, t *parse.ParsedToolError) {
+	w.Raw(`,"availableActions":[`)
+	for i, a := range t.Actions {
+		if i > 0 {
+			w.Byte(',')
+		}
+		w.Str(a)
+	}
+	w.Raw(`],"details":{`)
+	for i, d := range t.Details {
+		w.Key(d.Key, i == 0)
+		w.Str(d.Value)
+	}
+	w.Raw(`},"retryAfter":`)
+	if t.RetryAfter == nil {
+		w.Raw("null")
+	} else {
+		w.Num(*t.RetryAfter)
+	}
+}
+
+func writeFields(w *jsonv.Writer, fields []parse.ParsedField) {
+	w.Byte('[')
+	for i, f := range fields {
 		if i > 0 {
 			w.Byte(',')
 		}
@@ -137,10 +160,11 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 		w.Str(f.Message)
 		w.Byte('}')
 	}
-	w.Raw(`],"recovery":`)
-	writeOptionalString(w, v.Recovery)
-	w.Raw(`,"contract":`)
-	if c := v.Contract; c == nil {
+	w.Byte(']')
+}
+
+func writeContract(w *jsonv.Writer, c *parse.ParsedContract) {
+	if c == nil {
 		w.Raw("null")
 	} else {
 		w.Raw(`{"tool":`)
@@ -170,5 +194,4 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 		}
 		w.Raw("]}")
 	}
-	w.Byte('}')
 }

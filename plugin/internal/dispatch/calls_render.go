@@ -38,6 +38,9 @@ func (r *request) toolError(t *render.ToolError) *abi.Error {
 	if t.Message, err = r.requiredString(o, "", "message"); err != nil {
 		return err
 	}
+	if t.Message == "" {
+		return r.fail(`"message" must not be empty`)
+	}
 	if s, err := r.optionalString(o, "", "suggestion"); err != nil {
 		return err
 	} else if s != nil {
