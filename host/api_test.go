@@ -157,8 +157,17 @@ func TestCheckResult_Scenario(t *testing.T) {
 		t.Errorf("details = %v", ce.Details)
 	}
 	err = h.CheckResult(ctx, text("<validation_error action=\"a\">\n<field name=\"id\">bad You sent: 1.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>", true))
-	if !errors.As(err, &ce) || ce.Code != "VALIDATION_ERROR" || len(ce.Fields) != 1 || ce.Fields[0].Name != "id" {
+	if !errors.As(err, &ce) || ce.Code != "VALIDATION_ERROR" || len(ce.Fields) != 1 || ce.Fields[0].Name != "id" || ce.Action != "a" || ce.Contract != nil {
 		t.Errorf("validation: %v", err)
+	}
+	err = h.CheckResult(ctx, text("<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>", true))
+	if !errors.As(err, &ce) || ce.Message != "invalid arguments for pay: currency" || ce.Contract == nil ||
+		ce.Contract.Tool != "billing" || len(ce.Contract.Changes) != 1 || ce.Contract.Changes[0].Field != "actions.pay.currency" {
+		t.Errorf("validation with contract awareness: %v %+v", err, ce.Contract)
+	}
+	two := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "first"}, &mcp.TextContent{Text: "second"}}}
+	if err := h.CheckResult(ctx, two); !errors.As(err, &ce) || ce.Code != "UNKNOWN" || ce.Message != "first" || ce.Kind != "" {
+		t.Errorf("no envelope, two text blocks: %v", err)
 	}
 }
 

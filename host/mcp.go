@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -70,18 +69,20 @@ func (h *Host) errorResult(ctx context.Context, tool string, failure error) (*mc
 	return ToMCP(r), nil
 }
 
-// ClientError is a tool's failure as a client sees it: the parsed envelope
-// of an isError result.
+// ClientError is a tool's failure as a client sees it: the module's
+// check_result projection of an isError result.
 type ClientError struct {
-	Kind             string // "tool_error" or "validation_error"
-	Code             string // VALIDATION_ERROR for a validation error
+	Kind             string // "tool_error", "validation_error", or "" when the result held no envelope
+	Code             string // VALIDATION_ERROR for a validation error, UNKNOWN without an envelope
 	Severity         string
 	Message          string
 	Recovery         *string
 	AvailableActions []string
 	Details          abi.Details
 	RetryAfter       *float64
-	Fields           []abi.Field // of a validation error
+	Action           string              // of a validation error
+	Fields           []abi.Field         // of a validation error
+	Contract         *abi.ParsedContract // of a validation error that carries contract awareness
 	Raw              *mcp.CallToolResult
 }
 
@@ -94,30 +95,25 @@ func (e *ClientError) Error() string {
 }
 
 // CheckResult returns nil for a successful result (warnings included) and a
-// *ClientError for an isError result, parsed from its envelope. A result
-// with no envelope gives Code "UNKNOWN" and its text as Message.
+// *ClientError for an isError result, as the module's check_result projects
+// it: a tool error's own code and message; VALIDATION_ERROR and "invalid
+// arguments for ACTION: fields" for a validation error; Code "UNKNOWN" and
+// the first text block as Message when there is no envelope.
 func (h *Host) CheckResult(ctx context.Context, res *mcp.CallToolResult) error {
-	if res == nil || !res.IsError {
+	if res == nil {
 		return nil
 	}
-	env, err := h.ParseResult(ctx, FromMCP(res))
-	if err != nil {
+	var resp abi.CheckResultResponse
+	if err := h.callJSON(ctx, "check_result", abi.CheckResultRequest{Result: FromMCP(res)}, &resp); err != nil {
 		return err
 	}
-	ce := &ClientError{Raw: res, Severity: "error", Code: "UNKNOWN"}
-	switch {
-	case env == nil:
-		ce.Message = FromMCP(res).Text()
-	case env.Kind == "tool_error":
-		ce.Kind, ce.Code, ce.Severity, ce.Message = env.Kind, env.Code, env.Severity, env.Message
-		ce.Recovery, ce.AvailableActions, ce.Details, ce.RetryAfter = env.Recovery, env.AvailableActions, env.Details, env.RetryAfter
-	default:
-		ce.Kind, ce.Code, ce.Recovery, ce.Fields = env.Kind, "VALIDATION_ERROR", env.Recovery, env.Fields
-		names := make([]string, len(env.Fields))
-		for i, f := range env.Fields {
-			names[i] = f.Name
-		}
-		ce.Message = "invalid arguments for " + env.Action + ": " + strings.Join(names, ", ")
+	p := resp.ClientError
+	if p == nil {
+		return nil
 	}
-	return ce
+	return &ClientError{
+		Kind: p.Kind, Code: p.Code, Severity: p.Severity, Message: p.Message, Recovery: p.Recovery,
+		AvailableActions: p.AvailableActions, Details: p.Details, RetryAfter: p.RetryAfter,
+		Action: p.Action, Fields: p.Fields, Contract: p.Contract, Raw: res,
+	}
 }

@@ -421,29 +421,16 @@ export class Toolerr {
 
   /**
    * throwOnError returns result when it is not an error (warnings included)
-   * and throws its envelope as a ClientError when result.isError is true.
+   * and throws a ClientError when result.isError is true, as the module's
+   * check_result projects it: a tool error's own code and message,
+   * VALIDATION_ERROR for a validation error, UNKNOWN and the first text
+   * block when there is no envelope.
    */
   async throwOnError(result) {
     if (!result?.isError) return result;
-    const envelope = await this.parse(result);
-    if (envelope === null) {
-      const text = (result.content ?? []).find((c) => c?.type === 'text')?.text ?? '';
-      throw new ClientError({ code: 'UNKNOWN', message: text, raw: result });
-    }
-    if (envelope.kind === 'tool_error') {
-      throw new ClientError({ ...envelope, raw: result });
-    }
-    const names = envelope.fields.map((f) => f.name).join(', ');
-    throw new ClientError({
-      kind: envelope.kind,
-      code: 'VALIDATION_ERROR',
-      message: `invalid arguments for ${envelope.action}: ${names}`,
-      recovery: envelope.recovery,
-      action: envelope.action,
-      fields: envelope.fields,
-      contract: envelope.contract,
-      raw: result,
-    });
+    const { clientError } = await this.callJSON('check_result', { result: textBlocks(result) });
+    if (clientError === null) return result;
+    throw new ClientError({ ...clientError, raw: result });
   }
 }
 
@@ -605,7 +592,7 @@ function defined(request) {
   return Object.fromEntries(Object.entries(request).filter(([, v]) => v !== undefined));
 }
 
-// textBlocks keeps what parse reads of an MCP result: its text blocks and isError.
+// textBlocks keeps what parse and check_result read of an MCP result: its text blocks and isError.
 function textBlocks(result) {
   if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
     return result;

@@ -152,6 +152,16 @@ test('throwOnError passes successes and warnings, throws ClientError for errors'
   const bare = { content: [{ type: 'text', text: 'plain failure' }], isError: true };
   const berr = await toolerr.throwOnError(bare).then(() => null, (e) => e);
   assert.deepEqual([berr.code, berr.message, berr.kind], ['UNKNOWN', 'plain failure', null]);
+
+  const two = { content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }], isError: true };
+  const terr = await toolerr.throwOnError(two).then(() => null, (e) => e);
+  assert.deepEqual([terr.code, terr.message, terr.action, terr.contract], ['UNKNOWN', 'first', null, null]);
+
+  const aware = { content: [{ type: 'text', text: "<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>" }], isError: true };
+  const aerr = await toolerr.throwOnError(aware).then(() => null, (e) => e);
+  assert.equal(aerr.message, 'invalid arguments for pay: currency');
+  assert.equal(aerr.action, 'pay');
+  assert.deepEqual(aerr.contract.changes.map((c) => [c.field, c.before, c.after]), [['actions.pay.currency', null, 'required']]);
 });
 
 test('wrap: thrown builders and rendered results pass intact, anything else is INTERNAL_ERROR', async () => {

@@ -152,6 +152,16 @@ def test_check_result_raises_client_error() -> None:
     with pytest.raises(toolerr.ClientError) as raised:
         toolerr.check_result(plain)
     assert (raised.value.code, raised.value.message, raised.value.kind) == ("UNKNOWN", "boom", None)
+    two = CallToolResult(content=[TextContent(type="text", text="first"), TextContent(type="text", text="second")], is_error=True)
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(two)
+    assert (raised.value.code, raised.value.message, raised.value.action) == ("UNKNOWN", "first", None)
+    aware = CallToolResult(content=[TextContent(type="text", text="<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>")], is_error=True)
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(aware)
+    err = raised.value
+    assert (err.code, err.message, err.action) == ("VALIDATION_ERROR", "invalid arguments for pay: currency", "pay")
+    assert err.contract is not None and err.contract["changes"][0]["field"] == "actions.pay.currency"
 
 
 def test_format_validation_reads_a_pydantic_error() -> None:

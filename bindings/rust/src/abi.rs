@@ -644,6 +644,13 @@ pub struct ParseResponse {
     pub envelope: Option<Envelope>,
 }
 
+/// The request of `check_result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckResultRequest {
+    /// The result a client received.
+    pub result: CallToolResult,
+}
+
 /// A parsed envelope.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -8,9 +8,12 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use futures::FutureExt;
+use serde::Deserialize;
 use rmcp::model::{CallToolResult as McpResult, ContentBlock};
 
-use crate::abi::{self, CallToolResult, Details, Envelope, Field, InternalErrorRequest};
+use crate::abi::{
+    self, CallToolResult, CheckResultRequest, Details, Field, InternalErrorRequest, ParsedContract,
+};
 use crate::builder::ToolError;
 use crate::error::Result;
 use crate::host::{Host, host};
@@ -157,23 +160,38 @@ impl Host {
     }
 
     /// Returns `result` when it succeeded (warnings included) and a
-    /// [`ClientError`] read from its envelope when `isError` is set.
+    /// [`ClientError`] when `isError` is set, as the module's `check_result`
+    /// projects it: a tool error's own code and message, `VALIDATION_ERROR`
+    /// for a validation error, `UNKNOWN` and the first text block when there
+    /// is no envelope.
     pub fn check(&self, result: McpResult) -> std::result::Result<McpResult, ClientError> {
         if !result.is_error.unwrap_or(false) {
             return Ok(result);
         }
-        let ours = CallToolResult::from(&result);
-        let envelope = self.parse_result(&ours).ok().flatten();
-        Err(ClientError::from_envelope(
-            envelope,
-            ours.text().to_string(),
-            result,
-        ))
+        let request = CheckResultRequest {
+            result: CallToolResult::from(&result),
+        };
+        match self.call_json::<_, CheckResultResponse>("check_result", &request) {
+            Ok(CheckResultResponse { client_error: None }) => Ok(result),
+            Ok(CheckResultResponse {
+                client_error: Some(err),
+            }) => Err(ClientError { raw: result, ..err }),
+            Err(_) => Err(ClientError::unread(result)),
+        }
     }
 }
 
+/// The response of `check_result`: the error a client raises, or None for a
+/// result that is not an error.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckResultResponse {
+    client_error: Option<ClientError>,
+}
+
 /// What a [`ClientError`] was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(from = "Option<String>")]
 pub enum ClientErrorKind {
     /// A `<tool_error>`.
     ToolError,
@@ -183,9 +201,21 @@ pub enum ClientErrorKind {
     NoEnvelope,
 }
 
-/// A tool's failure as a client sees it: the parsed envelope of an `isError`
-/// result.
-#[derive(Debug, Clone, PartialEq)]
+impl From<Option<String>> for ClientErrorKind {
+    /// `check_result`'s `kind`.
+    fn from(kind: Option<String>) -> ClientErrorKind {
+        match kind.as_deref() {
+            Some("tool_error") => ClientErrorKind::ToolError,
+            Some("validation_error") => ClientErrorKind::ValidationError,
+            _ => ClientErrorKind::NoEnvelope,
+        }
+    }
+}
+
+/// A tool's failure as a client sees it: the module's `check_result`
+/// projection of an `isError` result.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClientError {
     /// What it was read from.
     pub kind: ClientErrorKind,
@@ -195,7 +225,7 @@ pub struct ClientError {
     /// The severity (`error` unless the envelope says otherwise).
     pub severity: String,
     /// The message. For a validation error, `invalid arguments for ACTION:
-    /// f1, f2`; with no envelope, the result's text.
+    /// f1, f2`; with no envelope, the first text block's text.
     pub message: String,
     /// The recovery, if any.
     pub recovery: Option<String>,
@@ -205,48 +235,39 @@ pub struct ClientError {
     pub details: Details,
     /// Seconds to wait, if any.
     pub retry_after: Option<f64>,
+    /// The action of a validation error.
+    pub action: Option<String>,
     /// The fields of a validation error.
     pub fields: Vec<Field>,
+    /// The `<contract_awareness>` block of a validation error, if any.
+    pub contract: Option<ParsedContract>,
     /// The result as received.
+    #[serde(skip, default = "no_result")]
     pub raw: McpResult,
 }
 
+fn no_result() -> McpResult {
+    McpResult::success(Vec::new())
+}
+
 impl ClientError {
-    fn from_envelope(envelope: Option<Envelope>, text: String, raw: McpResult) -> ClientError {
-        let mut ce = ClientError {
+    /// The error of a result the module could not read (it could not load,
+    /// or refused the result): `UNKNOWN`, with the result's text.
+    fn unread(raw: McpResult) -> ClientError {
+        ClientError {
             kind: ClientErrorKind::NoEnvelope,
             code: "UNKNOWN".into(),
             severity: "error".into(),
-            message: text,
+            message: CallToolResult::from(&raw).text().to_string(),
             recovery: None,
             available_actions: Vec::new(),
             details: Details::new(),
             retry_after: None,
+            action: None,
             fields: Vec::new(),
+            contract: None,
             raw,
-        };
-        match envelope {
-            None => {}
-            Some(Envelope::ToolError(e)) => {
-                ce.kind = ClientErrorKind::ToolError;
-                ce.code = e.code;
-                ce.severity = e.severity;
-                ce.message = e.message;
-                ce.recovery = e.recovery;
-                ce.available_actions = e.available_actions;
-                ce.details = e.details;
-                ce.retry_after = e.retry_after;
-            }
-            Some(Envelope::ValidationError(e)) => {
-                let names: Vec<&str> = e.fields.iter().map(|f| f.name.as_str()).collect();
-                ce.kind = ClientErrorKind::ValidationError;
-                ce.code = "VALIDATION_ERROR".into();
-                ce.message = format!("invalid arguments for {}: {}", e.action, names.join(", "));
-                ce.recovery = e.recovery;
-                ce.fields = e.fields;
-            }
         }
-        ce
     }
 }
 
@@ -273,8 +294,7 @@ pub fn check(result: McpResult) -> std::result::Result<McpResult, ClientError> {
             if !result.is_error.unwrap_or(false) {
                 return Ok(result);
             }
-            let text = CallToolResult::from(&result).text().to_string();
-            Err(ClientError::from_envelope(None, text, result))
+            Err(ClientError::unread(result))
         }
     }
 }

@@ -392,24 +392,31 @@ def parse(text_or_result: Any, *, module: Toolerr | None = None) -> Envelope | N
     if envelope is None:
         return None
     if envelope["kind"] == "tool_error":
-        return ToolErrorEnvelope(
-            code=envelope["code"],
-            severity=envelope["severity"],
-            is_error=envelope["isError"],
-            message=envelope["message"],
-            recovery=envelope["recovery"],
-            available_actions=list(envelope["availableActions"]),
-            details=dict(envelope["details"]),
-            retry_after=envelope["retryAfter"],
-            raw=envelope,
-        )
-    return ValidationErrorEnvelope(
-        action=envelope["action"],
-        fields=[ValidationField(name=f["name"], message=f["message"]) for f in envelope["fields"]],
-        recovery=envelope["recovery"],
-        contract=envelope["contract"],
-        raw=envelope,
-    )
+        return ToolErrorEnvelope(is_error=envelope["isError"], raw=envelope, **_tool_error_members(envelope))
+    return ValidationErrorEnvelope(raw=envelope, **_validation_members(envelope))
+
+
+def _tool_error_members(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool error members of a parse or check_result answer, as keywords."""
+    return {
+        "code": answer["code"],
+        "severity": answer["severity"],
+        "message": answer["message"],
+        "recovery": answer["recovery"],
+        "available_actions": list(answer["availableActions"]),
+        "details": dict(answer["details"]),
+        "retry_after": answer["retryAfter"],
+    }
+
+
+def _validation_members(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """The validation error members of a parse or check_result answer, as keywords."""
+    return {
+        "action": answer["action"],
+        "fields": [ValidationField(name=f["name"], message=f["message"]) for f in answer["fields"]],
+        "recovery": answer["recovery"],
+        "contract": answer["contract"],
+    }
 
 
 # --- raising: the handler's side ------------------------------------------------
@@ -566,8 +573,8 @@ class ClientError(Exception):
     """A tool's failure as a client sees it: the parsed envelope of an
     isError result. A validation error has code VALIDATION_ERROR, its
     ``action``, its ``fields`` and its ``contract`` (the parsed
-    ``<contract_awareness>`` block, or None); a result without an envelope has code UNKNOWN and its text as
-    message. ``raw`` is the result itself."""
+    ``<contract_awareness>`` block, or None); a result without an envelope has code UNKNOWN and the
+    text of its first text block as message. ``raw`` is the result itself."""
 
     def __init__(
         self,
@@ -609,37 +616,15 @@ def check_result(result: CallToolResult, *, module: Toolerr | None = None) -> Ca
 def check_result(result: Any, *, module: Toolerr | None = None) -> Any: ...
 def check_result(result: Any, *, module: Toolerr | None = None) -> Any:
     """Return a successful result (warnings included) as it is; raise
-    :class:`ClientError` for an isError result, parsed from its envelope."""
-    abi_result = _result_request(result)
-    if not abi_result["isError"]:
+    :class:`ClientError` for an isError result, as the module's
+    ``check_result`` projects it (a tool error's own code and message;
+    VALIDATION_ERROR for a validation error; UNKNOWN and the first text
+    block when there is no envelope)."""
+    projected = _module(module).call_json("check_result", {"result": _result_request(result)})["clientError"]
+    if projected is None:
         return result
-    envelope = parse(result, module=module)
-    if envelope is None:
-        text = "\n".join(block["text"] for block in abi_result["content"] if isinstance(block["text"], str))
-        raise ClientError(kind=None, code="UNKNOWN", message=text, raw=result)
-    if isinstance(envelope, ToolErrorEnvelope):
-        raise ClientError(
-            kind=envelope.kind,
-            code=envelope.code,
-            message=envelope.message,
-            severity=envelope.severity,
-            recovery=envelope.recovery,
-            available_actions=envelope.available_actions,
-            details=envelope.details,
-            retry_after=envelope.retry_after,
-            raw=result,
-        )
-    names = ", ".join(f.name for f in envelope.fields)
-    raise ClientError(
-        kind=envelope.kind,
-        code="VALIDATION_ERROR",
-        message=f"invalid arguments for {envelope.action}: {names}",
-        recovery=envelope.recovery,
-        fields=envelope.fields,
-        action=envelope.action,
-        contract=envelope.contract,
-        raw=result,
-    )
+    members = _tool_error_members(projected) | _validation_members(projected)
+    raise ClientError(kind=projected["kind"], raw=result, **members)
 
 
 async def call_tool(
