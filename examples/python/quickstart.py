@@ -25,7 +25,7 @@ INVOICES = {
     "inv_003": {"id": "inv_003", "status": "open", "amount": 9.99, "currency": "USD"},
 }
 
-server = MCPServer("billing")
+server = MCPServer("billing", log_level="WARNING")  # the SDK logs every failed call at INFO on stderr otherwise
 
 
 @server.tool(name="billing.get_invoice")
