@@ -14,44 +14,9 @@ const lockfile = readJSON('../../../examples/billing.lock.json');
 const schemas = readJSON('../../../examples/schemas.json');
 const tools = Object.entries(schemas).map(([name, { description, inputSchema }]) => ({ name, description, inputSchema }));
 
-const PAY_DELTA = {
-  category: 'surface.input',
-  field: 'actions.billing.pay_invoice.input.currency',
-  severity: 'BREAKING',
-  description: 'Required property "currency" was added to input',
-  before: null,
-  after: '{"enum":["EUR","USD"],"type":"string"}',
-};
-const LIST_DELTA = {
-  category: 'surface.input',
-  field: 'actions.billing.list_invoices.input.limit.maximum',
-  severity: 'RISKY',
-  description: 'Maximum of "limit" tightened from 500 to 100',
-  before: '500',
-  after: '100',
-};
-
-const PAY_AWARENESS = `
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>`;
+// The demo's contract change as the module reports it, shared with the Python
+// and Rust tests: the two deltas and the block validate appends for pay_invoice.
+const { deltas: [PAY_DELTA, LIST_DELTA], payAwareness: PAY_AWARENESS } = readJSON('../../../tests/contract/billing.json');
 
 const PAY_GBP = `<validation_error action="billing.pay_invoice">
 <field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>

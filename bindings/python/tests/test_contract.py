@@ -21,44 +21,11 @@ TOOLS = [
     for name in SCHEMAS
 ]
 
-PAY_DELTA = {
-    "category": "surface.input",
-    "field": "actions.billing.pay_invoice.input.currency",
-    "severity": "BREAKING",
-    "description": 'Required property "currency" was added to input',
-    "before": None,
-    "after": '{"enum":["EUR","USD"],"type":"string"}',
-}
-LIST_DELTA = {
-    "category": "surface.input",
-    "field": "actions.billing.list_invoices.input.limit.maximum",
-    "severity": "RISKY",
-    "description": 'Maximum of "limit" tightened from 500 to 100',
-    "before": "500",
-    "after": "100",
-}
-
-PAY_AWARENESS = """
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>"""
+# The demo's contract change as the module reports it, shared with the Node and
+# Rust tests: the two deltas and the block validate appends for pay_invoice.
+SHARED: dict[str, Any] = json.loads((ROOT / "tests" / "contract" / "billing.json").read_text(encoding="utf-8"))
+PAY_DELTA, LIST_DELTA = SHARED["deltas"]
+PAY_AWARENESS: str = SHARED["payAwareness"]
 
 PAY_GBP = f"""<validation_error action="billing.pay_invoice">
 <field name="currency">Is not one of the allowed values. You sent: 'GBP'. Valid options: 'EUR', 'USD'.</field>
