@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,25 +18,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ClientError, contractDiff, parse, throwOnError } from 'toolerr';
 
+import { callNamed, defs, lockfile } from './scenario.mjs';
+
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const venv = process.env.TOOLERR_VENV ?? join(root, '.venv');
 const python = join(venv, 'bin', 'python');
 const serverPath = join(root, 'examples', 'python', 'billing_server.py');
-
-// The calls and their exact answers are the billing scenario's
-// (examples/scenario.json), which every server must answer alike.
-const scenario = JSON.parse(readFileSync(join(root, 'examples', 'scenario.json'), 'utf8'));
-const defs = JSON.parse(readFileSync(join(root, 'examples', 'schemas.json'), 'utf8'));
-const lockfile = JSON.parse(readFileSync(join(root, 'examples', 'billing.lock.json'), 'utf8'));
-
-// callNamed finds a call of the scenario by its name.
-function callNamed(name) {
-  for (const session of scenario.sessions) {
-    const found = session.calls.find((c) => c.name === name);
-    if (found) return found;
-  }
-  throw new Error(`examples/scenario.json has no call named ${JSON.stringify(name)}`);
-}
 
 // docs/CONTRACT.md's CONTENT(), enough for the scenario's texts.
 const content = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll(']]>', ']]&gt;');

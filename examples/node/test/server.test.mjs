@@ -12,26 +12,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ClientError, load } from 'toolerr';
 
-const serverPath = fileURLToPath(new URL('../server.mjs', import.meta.url));
-const readJSON = (name) => JSON.parse(readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8'));
+import { callNamed, defs, lockfile, readJSON, scenario } from './scenario.mjs';
 
-// The scenario: sessions of calls, each with its arguments, its expectation
-// (written by hand) and its exact answer (rewritten from the Go server by
-// `go test ./examples/go -run TestBilling_Scenario -update`).
-const scenario = readJSON('scenario.json');
-const defs = readJSON('schemas.json');
-const lockfile = readJSON('billing.lock.json');
+const serverPath = fileURLToPath(new URL('../server.mjs', import.meta.url));
 const tools = Object.keys(defs).sort().map((name) => ({ name, ...defs[name] }));
 const validationRecovery = 'Fix the fields above and call the tool again. Do not explain the error.';
-
-// callNamed finds a call of the scenario by its name.
-function callNamed(name) {
-  for (const session of scenario.sessions) {
-    const found = session.calls.find((c) => c.name === name);
-    if (found) return found;
-  }
-  throw new Error(`examples/scenario.json has no call named ${JSON.stringify(name)}`);
-}
 
 // docs/CONTRACT.md's CONTENT() and ATTR(), enough for the scenario's texts.
 const content = (s) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll(']]>', ']]&gt;');

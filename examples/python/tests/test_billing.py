@@ -22,16 +22,10 @@ import toolerr
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from conftest import stdio_session, texts
+from conftest import LOCKFILE, SCENARIO, SCHEMAS, call_named, stdio_session, texts
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "examples" / "python" / "billing_server.py"
-SCHEMAS: dict[str, Any] = json.loads((ROOT / "examples" / "schemas.json").read_text(encoding="utf-8"))
-LOCKFILE: Any = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
-# Sessions of calls, each with its arguments, its expectation (written by
-# hand) and its exact answer (rewritten from the Go server by
-# `go test ./examples/go -run TestBilling_Scenario -update`).
-SCENARIO: dict[str, Any] = json.loads((ROOT / "examples" / "scenario.json").read_text(encoding="utf-8"))
 VALIDATION_RECOVERY = "Fix the fields above and call the tool again. Do not explain the error."
 
 TOOLS = [{"name": n, "description": SCHEMAS[n]["description"], "inputSchema": SCHEMAS[n]["inputSchema"]} for n in SCHEMAS]
@@ -47,15 +41,6 @@ def changes_of(tool: str) -> list[dict[str, Any]]:
         if d["severity"] in ("BREAKING", "RISKY") and ("actions." not in d["field"] or f"actions.{tool}" in d["field"])
     ]
     return [{k: d[k] for k in ("severity", "field", "description", "before", "after")} for d in kept[:5]]
-
-
-def call_named(name: str) -> dict[str, Any]:
-    """A call of the scenario, by its name."""
-    for session in SCENARIO["sessions"]:
-        for call in session["calls"]:
-            if call["name"] == name:
-                return call
-    raise LookupError(f"examples/scenario.json has no call named {name!r}")
 
 
 def content(text: str) -> str:

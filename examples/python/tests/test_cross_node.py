@@ -24,6 +24,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import TextContent
 
+from conftest import LOCKFILE, SCENARIO, SCHEMAS, call_named
+
 ROOT = Path(__file__).resolve().parents[3]
 NODE_SERVER = ROOT / "examples" / "node" / "server.mjs"
 # What prepare.sh installs: the SDK for the server, @extism/extism for the binding.
@@ -32,22 +34,6 @@ NODE_NEEDS = [
     ROOT / "examples" / "node" / "node_modules" / "toolerr" / "package.json",
     ROOT / "bindings" / "node" / "node_modules" / "@extism" / "extism" / "package.json",
 ]
-
-# The calls and their exact answers are the billing scenario's
-# (examples/scenario.json), which every server must answer alike.
-SCENARIO: dict[str, Any] = json.loads((ROOT / "examples" / "scenario.json").read_text(encoding="utf-8"))
-SCHEMAS: dict[str, Any] = json.loads((ROOT / "examples" / "schemas.json").read_text(encoding="utf-8"))
-LOCKFILE: Any = json.loads((ROOT / "examples" / "billing.lock.json").read_text(encoding="utf-8"))
-
-
-def call_named(name: str) -> dict[str, Any]:
-    """A call of the scenario, by its name."""
-    for session in SCENARIO["sessions"]:
-        for call in session["calls"]:
-            if call["name"] == name:
-                return call
-    raise LookupError(f"examples/scenario.json has no call named {name!r}")
-
 
 def content(text: str) -> str:
     """docs/CONTRACT.md's CONTENT(), enough for the scenario's texts."""
