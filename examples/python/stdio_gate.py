@@ -194,6 +194,15 @@ def _lone_surrogates(token: bytes, offset: int, out: list[tuple[int, int]]) -> N
         out.append((offset + pending, offset + pending + 6))
 
 
+def _string_at(b: bytes, i: int, surrogates: list[tuple[int, int]]) -> re.Match[bytes] | None:
+    """The string token that starts at i (None if none does), its lone
+    surrogate escapes recorded in surrogates."""
+    m = _STRING.match(b, i)
+    if m is not None and b"\\u" in m.group():
+        _lone_surrogates(m.group(), i, surrogates)
+    return m
+
+
 def scan_line(b: bytes) -> LineScan | None:  # noqa: C901, PLR0912, PLR0915 - one state machine
     """Read b as JSON without recursion (any depth), keeping what the gate needs; None when b is
     not one JSON value."""
@@ -222,12 +231,10 @@ def scan_line(b: bytes) -> LineScan | None:  # noqa: C901, PLR0912, PLR0915 - on
                 i += 1
                 ended(i)
                 continue
-            m = _STRING.match(b, i)
+            m = _string_at(b, i, s.surrogates)
             if m is None:
                 return None
             token = m.group()
-            if b"\\u" in token:
-                _lone_surrogates(token, i, s.surrogates)
             if len(stack) <= 2:
                 top = stack[-1]
                 top.key = _decode(token)
@@ -285,12 +292,10 @@ def scan_line(b: bytes) -> LineScan | None:  # noqa: C901, PLR0912, PLR0915 - on
             state = _KEY_OR_END if c == 0x7B else _VALUE_OR_END
             continue
         if c == 0x22:
-            m = _STRING.match(b, i)
+            m = _string_at(b, i, s.surrogates)
             if m is None:
                 return None
             token = m.group()
-            if b"\\u" in token:
-                _lone_surrogates(token, i, s.surrogates)
             if len(stack) == 1 and stack[0].object:
                 if stack[0].key == "jsonrpc":
                     version = _decode(token) == "2.0"
