@@ -186,27 +186,17 @@ fn bad_input_is_a_typed_error() {
     assert_eq!(err.code, ErrorCode::InvalidRequest);
 }
 
-const PAY_AWARENESS: &str = r#"
-
-
-<contract_awareness>
-  <system_note>IMPORTANT: The behavioral contract for tool "billing.pay_invoice" has changed since your last calibration.</system_note>
-  <action>billing.pay_invoice</action>
-  <change_count>1</change_count>
-  <max_severity>BREAKING</max_severity>
-
-  <instructions>
-    Review the contract changes below and adjust your next invocation accordingly.
-    These changes may explain why your previous arguments were rejected.
-  </instructions>
-
-  <contract_changes>
-    <change severity="BREAKING" field="actions.billing.pay_invoice.input.currency">
-      <description>Required property &quot;currency&quot; was added to input</description>
-      <after>{&quot;enum&quot;:[&quot;EUR&quot;,&quot;USD&quot;],&quot;type&quot;:&quot;string&quot;}</after>
-    </change>
-  </contract_changes>
-</contract_awareness>"#;
+/// The block validate appends for billing.pay_invoice, blank lines
+/// included: tests/contract/billing.json, which the Node and Python tests
+/// read too.
+fn pay_awareness() -> String {
+    let shared: Value =
+        serde_json::from_str(include_str!("../../../tests/contract/billing.json")).unwrap();
+    shared["payAwareness"]
+        .as_str()
+        .expect("payAwareness")
+        .to_string()
+}
 
 #[test]
 fn validate_and_format_validation_carry_the_contract() {
@@ -214,10 +204,11 @@ fn validate_and_format_validation_carry_the_contract() {
     let defs: Value = serde_json::from_str(SCHEMAS).unwrap();
     let schema = defs["billing.pay_invoice"]["inputSchema"].clone();
     let args = json!({"id": "inv_001", "amount": 120.5});
+    let pay_awareness = pay_awareness();
     let want = format!(
         "<validation_error action=\"billing.pay_invoice\">\n\
          <field name=\"currency\">Required property is missing. You sent: (missing). Expected type: string.</field>\n\
-         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>{PAY_AWARENESS}\n\
+         <recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>{pay_awareness}\n\
          </validation_error>"
     );
 
@@ -274,7 +265,7 @@ fn validate_and_format_validation_carry_the_contract() {
             .unwrap();
         assert!(result.is_error);
         assert!(
-            result.text().ends_with(&format!("{PAY_AWARENESS}\n</validation_error>")),
+            result.text().ends_with(&format!("{pay_awareness}\n</validation_error>")),
             "{}",
             result.text()
         );

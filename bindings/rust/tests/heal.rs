@@ -126,13 +126,17 @@ async fn connect(heal: bool) -> Client {
     let mut router = Server::tool_router();
     router.disable_route("hidden");
     let router = if heal { toolerr::heal(router) } else { router };
+    serve(Server {
+        tool_router: router,
+    })
+    .await
+}
+
+/// `server` served over an in-memory pipe, and a client connected to it.
+async fn serve<S: ServerHandler>(server: S) -> Client {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
-        let server = Server {
-            tool_router: router,
-        }
-        .serve(server_io)
-        .await?;
+        let server = server.serve(server_io).await?;
         server.waiting().await?;
         Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     });
@@ -175,6 +179,18 @@ fn internal(message: &str) -> (Vec<String>, bool) {
     )
 }
 
+/// Calls each tool without arguments: its answer must be INTERNAL_ERROR
+/// with the message `[tool] message`.
+async fn assert_internal(client: &Client, cases: &[(&str, &str)]) {
+    for (tool, message) in cases {
+        assert_eq!(
+            answer(client, tool, "").await,
+            internal(&format!("[{tool}] {message}")),
+            "{tool}"
+        );
+    }
+}
+
 fn validation(fields: &[&str]) -> (Vec<String>, bool) {
     let mut text = String::from("<validation_error action=\"billing.get_invoice\">\n");
     for field in fields {
@@ -184,6 +200,9 @@ fn validation(fields: &[&str]) -> (Vec<String>, bool) {
     text.push_str("<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>");
     (vec![text], true)
 }
+
+/// The field of a validation error for `{"id": "INV-1"}`.
+const PATTERN_FIELD: &str = "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>";
 
 const CONFLICT: &str = "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Invoice inv_002 is already paid</message>\n<available_actions>\n  <action>billing.get_invoice</action>\n</available_actions>\n</tool_error>";
 
@@ -208,9 +227,7 @@ async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run()
     );
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
-        validation(&[
-            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>"
-        ])
+        validation(&[PATTERN_FIELD])
     );
     client.cancel().await.unwrap();
 }
@@ -293,18 +310,15 @@ async fn envelopes_pass_byte_for_byte() {
 #[tokio::test]
 async fn plain_failures_become_internal_error() {
     let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "plain_err", "").await,
-        internal("[plain_err] exporter backend unavailable")
-    );
-    assert_eq!(
-        answer(&client, "string_err", "").await,
-        internal("[string_err] disk &lt;full> &amp; gone")
-    );
-    assert_eq!(
-        answer(&client, "is_error_text", "").await,
-        internal("[is_error_text] quota exceeded")
-    );
+    assert_internal(
+        &client,
+        &[
+            ("plain_err", "exporter backend unavailable"),
+            ("string_err", "disk &lt;full> &amp; gone"),
+            ("is_error_text", "quota exceeded"),
+        ],
+    )
+    .await;
     // Without heal, rmcp sends the plain error as a JSON-RPC error.
     let unhealed = connect(false).await;
     match call(&unhealed, "plain_err", "").await {
@@ -318,14 +332,14 @@ async fn plain_failures_become_internal_error() {
 #[tokio::test]
 async fn panics_become_internal_error() {
     let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "panics", "").await,
-        internal("[panics] index out of range")
-    );
-    assert_eq!(
-        answer(&client, "panics_sync", "").await,
-        internal("[panics_sync] called synchronously")
-    );
+    assert_internal(
+        &client,
+        &[
+            ("panics", "index out of range"),
+            ("panics_sync", "called synchronously"),
+        ],
+    )
+    .await;
     assert_eq!(
         answer(&client, "panics_tool_error", "").await,
         (vec![CONFLICT.to_string()], true)
@@ -377,18 +391,10 @@ async fn unknown_and_disabled_tools_are_left_to_rmcp() {
 #[tokio::test]
 async fn a_host_of_its_own() {
     let host: &'static toolerr::Host = Box::leak(Box::new(toolerr::Host::new().unwrap()));
-    let router = host.heal(Server::tool_router());
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let server = Server {
-            tool_router: router,
-        }
-        .serve(server_io)
-        .await?;
-        server.waiting().await?;
-        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-    });
-    let client: Client = ().serve(client_io).await.unwrap();
+    let client = serve(Server {
+        tool_router: host.heal(Server::tool_router()),
+    })
+    .await;
     assert_eq!(
         answer(&client, "plain_err", "").await,
         internal("[plain_err] exporter backend unavailable")
@@ -413,18 +419,10 @@ impl ServerHandler for Fieldless {}
 
 #[tokio::test]
 async fn healed_in_the_attribute() {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let server = Fieldless.serve(server_io).await?;
-        server.waiting().await?;
-        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-    });
-    let client: Client = ().serve(client_io).await.unwrap();
+    let client = serve(Fieldless).await;
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
-        validation(&[
-            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>"
-        ])
+        validation(&[PATTERN_FIELD])
     );
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#).await,

@@ -35,6 +35,24 @@ async fn call(client: &Client, tool: &str, args: &str) -> (String, bool) {
     (text, result.is_error.unwrap_or(false))
 }
 
+/// The exact text examples/quickstart.json gives for the call of `tool`
+/// with `args`, which every language's quickstart answers alike.
+fn shared_text(tool: &str, args: &str) -> &'static str {
+    static SHARED: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    let shared = SHARED.get_or_init(|| {
+        serde_json::from_str(include_str!("../../quickstart.json"))
+            .expect("examples/quickstart.json")
+    });
+    let args: serde_json::Value = serde_json::from_str(args).expect("a JSON object");
+    shared["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .find(|c| c["tool"] == tool && c["arguments"] == args)
+        .and_then(|c| c["text"].as_str())
+        .unwrap_or_else(|| panic!("examples/quickstart.json has no text for {tool} {args}"))
+}
+
 const RECOVERY: &str =
     "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>";
 
@@ -82,15 +100,7 @@ async fn quickstart_answers() {
     assert!(text.starts_with("<tool_error code=\"NOT_FOUND\""), "{text}");
     assert_eq!(
         (text.as_str(), is_error),
-        (
-            "<tool_error code=\"NOT_FOUND\" severity=\"error\">\n\
-             <message>No invoice with that ID</message>\n\
-             <recovery>List invoices first, then retry with a real ID</recovery>\n\
-             <available_actions>\n  <action>billing.list_invoices</action>\n</available_actions>\n\
-             <details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n\
-             </tool_error>",
-            true
-        )
+        (shared_text(get, r#"{"id": "inv_404"}"#), true)
     );
 
     assert_eq!(
@@ -115,14 +125,7 @@ async fn quickstart_answers() {
     );
     assert_eq!(
         (text.as_str(), is_error),
-        (
-            "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n\
-             <message>[billing.export_invoices] exporter backend unavailable</message>\n\
-             <recovery>This is an unexpected server-side failure, not a problem with your arguments. \
-             Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>\n\
-             </tool_error>",
-            true
-        )
+        (shared_text("billing.export_invoices", "{}"), true)
     );
 
     client.cancel().await.expect("close the server");
