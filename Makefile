@@ -1,28 +1,42 @@
 # toolerr — build and test. `make test` is what CI runs (through .ci/run).
 
 GO ?= go
-# The toolchain that builds plugin/toolerr.wasm; another one gives other bytes.
+# plugin/toolerr.wasm is built by TinyGo (plugin/tinygo/build.sh installs the
+# pinned toolchain outside the clone and records it in toolerr.wasm.build);
+# another toolchain gives other bytes. The standard Go build stays as
+# `make wasm-std` (bin/toolerr-std.wasm, not committed) for the benchmarks.
 WASM_GO_VERSION := go1.26.8
-WASM_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
+WASM_STD_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
+WASM_STD_OUT := bin/toolerr-std.wasm
 # Copies of the module that bindings ship; `make wasm` writes them.
 WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
 	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
+.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
-# wasm rebuilds the committed artifact, its digest, its build record and the
-# bindings' copies.
+# wasm rebuilds the committed artifact with TinyGo, its digest, its build
+# record and the bindings' copies.
 wasm:
-	@test "$$($(GO) env GOVERSION)" = "$(WASM_GO_VERSION)" || { echo "make wasm needs $(WASM_GO_VERSION), have $$($(GO) env GOVERSION)"; exit 1; }
-	CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o plugin/toolerr.wasm ./plugin/wasm
+	bash plugin/tinygo/build.sh plugin/toolerr.wasm
 	cd plugin && sha256sum toolerr.wasm > toolerr.wasm.sha256
-	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_FLAGS)' > plugin/toolerr.wasm.build
 	python3 bindings/python/scripts/sync_wasm.py
 	node bindings/node/scripts/sync-wasm.mjs
 	bash bindings/rust/scripts/sync-wasm.sh
+
+# wasm-toolchain installs (or finds in its cache) the pinned TinyGo.
+wasm-toolchain:
+	bash plugin/tinygo/toolchain.sh
+
+# wasm-std builds the module with the standard Go toolchain, for comparison;
+# it is not shipped.
+wasm-std:
+	@test "$$($(GO) env GOVERSION)" = "$(WASM_GO_VERSION)" || { echo "make wasm-std needs $(WASM_GO_VERSION), have $$($(GO) env GOVERSION)"; exit 1; }
+	@mkdir -p bin
+	CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_STD_FLAGS) -o $(WASM_STD_OUT) ./plugin/wasm
+	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_STD_FLAGS)' > $(WASM_STD_OUT).build
 
 # wasm-check fails when the committed artifact or a copy of it is not what
 # the sources build.

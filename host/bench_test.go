@@ -88,7 +88,7 @@ func BenchmarkColdStart(b *testing.B) {
 		}{{"nocache", ""}, {"warmcache", cache}} {
 			b.Run(string(e)+"/"+mode.name, func(b *testing.B) {
 				for b.Loop() {
-					h, err := host.New(ctx, host.Options{Engine: e, CompilationCacheDir: mode.dir})
+					h, err := host.New(ctx, host.Options{Engine: e, CompilationCacheDir: mode.dir, NoCompilationCache: mode.dir == ""})
 					if err != nil {
 						b.Fatal(err)
 					}

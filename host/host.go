@@ -27,6 +27,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -95,9 +97,44 @@ type Options struct {
 	// CallTimeout bounds one call; 0 means DefaultCallTimeout, negative
 	// means no bound but the context's.
 	CallTimeout time.Duration
-	// CompilationCacheDir, when set, keeps wazero's compiled code on disk so
-	// a new process skips compilation (wazero and extism engines).
+	// CompilationCacheDir keeps wazero's compiled code on disk so a new
+	// process skips compilation (wazero and extism engines). "" means
+	// DefaultCompilationCacheDir(), the user cache directory, unless
+	// NoCompilationCache is set.
 	CompilationCacheDir string
+	// NoCompilationCache compiles the module afresh in every process, with
+	// no cache on disk (CompilationCacheDir is then ignored).
+	NoCompilationCache bool
+}
+
+// DefaultCompilationCacheDir is where a Host keeps wazero's compiled code
+// when Options name no directory: toolerr/wazero under os.UserCacheDir
+// ($XDG_CACHE_HOME or ~/.cache on Linux), or "" (no cache) when the user
+// has no cache directory. wazero keys its entries by its own version and
+// the module's bytes, so one directory serves every module and release.
+func DefaultCompilationCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "toolerr", "wazero")
+}
+
+// compilationCacheDir is the cache directory opts ask for ("" for none).
+func compilationCacheDir(opts Options) string {
+	switch {
+	case opts.NoCompilationCache:
+		return ""
+	case opts.CompilationCacheDir != "":
+		return opts.CompilationCacheDir
+	}
+	// The default directory is a convenience: where it cannot be made
+	// (a read-only home), the Host compiles without a cache.
+	dir := DefaultCompilationCacheDir()
+	if dir != "" && os.MkdirAll(dir, 0o755) != nil {
+		return ""
+	}
+	return dir
 }
 
 // instance is one module instance (or the native core): it runs one call
@@ -164,10 +201,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if err != nil {
 			return nil, err
 		}
+		cacheDir := compilationCacheDir(opts)
 		if kind == Wazero {
-			h.eng, err = newWazeroEngine(ctx, wasm, pages, opts.CompilationCacheDir)
+			h.eng, err = newWazeroEngine(ctx, wasm, pages, cacheDir)
 		} else {
-			h.eng, err = newExtismEngine(ctx, wasm, pages, opts.CompilationCacheDir)
+			h.eng, err = newExtismEngine(ctx, wasm, pages, cacheDir)
 		}
 		if err != nil {
 			return nil, err

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -272,4 +274,42 @@ func startablePages(t *testing.T, e host.Engine) uint32 {
 	}
 	t.Fatal("no memory cap under 1024 pages lets the module start")
 	return 0
+}
+
+// TestHost_DefaultCompilationCache: with no directory named, a Host keeps
+// wazero's compiled code under the user cache directory, and
+// NoCompilationCache keeps nothing there.
+func TestHost_DefaultCompilationCache(t *testing.T) {
+	ctx := context.Background()
+	for _, e := range []host.Engine{host.Wazero, host.Extism} {
+		t.Run(string(e), func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("XDG_CACHE_HOME", home)
+			t.Setenv("HOME", home)
+			want := filepath.Join(home, "toolerr", "wazero")
+			if got := host.DefaultCompilationCacheDir(); got != want {
+				t.Fatalf("DefaultCompilationCacheDir() = %q, want %q", got, want)
+			}
+			h, err := host.New(ctx, host.Options{Engine: e, NoCompilationCache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Close(ctx)
+			if _, err := os.Stat(want); err == nil {
+				t.Fatalf("NoCompilationCache: %s was made", want)
+			}
+			h, err = host.New(ctx, host.Options{Engine: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
+				t.Fatal(err)
+			}
+			h.Close(ctx)
+			entries, err := os.ReadDir(want)
+			if err != nil || len(entries) == 0 {
+				t.Fatalf("the default cache %s holds nothing after a Host compiled the module (%v)", want, err)
+			}
+		})
+	}
 }

@@ -10,8 +10,11 @@
 //     that drive the module directly (the Go host's wazero engine), which
 //     needs no Extism kernel and copies each request and response once.
 //
-// Every export recovers a panic into an INTERNAL error, so nothing traps on
-// input, however hostile.
+// Every export recovers a panic into an INTERNAL error where recover works
+// (the standard Go build, make wasm-std). In the shipped TinyGo build it does
+// not, and a panic traps: the hosts report TRAP and discard the instance.
+// No input is known to panic; the fuzz targets compare every export with
+// the native core.
 package main
 
 import (

@@ -59,7 +59,15 @@ func main() {
 	benchtime := flag.String("benchtime", "2s", "go test -benchtime")
 	count := flag.Int("count", 3, "go test -count: each Go benchmark's median of this many runs is reported")
 	bindings := flag.String("bindings", "node,python,rust", "bindings to measure")
+	modulesOnly := flag.Bool("modules-only", false, "measure only the module section and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
+	if *modulesOnly {
+		if err := rewriteModules(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*benchtime, *count, strings.Split(*bindings, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -175,7 +183,11 @@ func run(benchtime string, count int, bindings []string) error {
 	for _, m := range medianSamples(string(out)) {
 		proxy[m.sub] = m.ns
 	}
-	md := report(results, colds, parallel, max(count, 1)) + proxyReport(proxy)
+	mods, err := moduleReport()
+	if err != nil {
+		return err
+	}
+	md := report(results, colds, parallel, max(count, 1)) + proxyReport(proxy) + mods
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}

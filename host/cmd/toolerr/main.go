@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 	}
-	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir})
+	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir, NoCompilationCache: *cacheDir == ""})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -88,7 +88,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 	}
-	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir})
+	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir, NoCompilationCache: *cacheDir == ""})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

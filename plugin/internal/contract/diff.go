@@ -21,6 +21,9 @@ type differ struct {
 	// compared, per byte of a property's field and of delta text. Past
 	// limit the diff stops and fails with a *BudgetError.
 	steps, limit int
+	// over is set once steps passed limit: from then on every step of the
+	// diff returns at once (see charge).
+	over bool
 }
 
 // BudgetError reports a diff that needs more steps than the size of the two
@@ -39,17 +42,20 @@ func (e *BudgetError) Error() string {
 // long name above many deltas can reach it.
 func diffBudget(size int) int { return 16*size + 1<<20 }
 
-// errBudget unwinds a diff past its budget.
-type errBudget struct{}
-
-// charge counts n steps.
+// charge counts n steps. Past the limit it sets over, and every function
+// of the diff returns at its next check of over, writing nothing more: the
+// diff unwinds without a panic, since recover does not work in the TinyGo
+// build (a panic traps the module there).
 func (d *differ) charge(n int) {
 	if d.steps += n; d.steps > d.limit {
-		panic(errBudget{})
+		d.over = true
 	}
 }
 
 func (d *differ) add(category, field, severity, description string, before, after *jsonv.Value) {
+	if d.over {
+		return
+	}
 	delta := Delta{
 		Category: category, Field: field, Severity: severity, Description: description,
 		Before: valueText(before), After: valueText(after),
@@ -61,7 +67,9 @@ func (d *differ) add(category, field, severity, description string, before, afte
 	if delta.After != nil {
 		n += len(*delta.After)
 	}
-	d.charge(n)
+	if d.charge(n); d.over {
+		return
+	}
 	d.deltas = append(d.deltas, delta)
 }
 
@@ -84,15 +92,10 @@ func valueText(v *jsonv.Value) *string {
 // allows for the two contracts.
 func diffContracts(before, after *Lockfile) (deltas []Delta, err error) {
 	d := &differ{limit: diffBudget(before.size + after.size)}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(errBudget); !ok {
-				panic(p)
-			}
-			deltas, err = nil, &BudgetError{d.limit}
-		}
-	}()
 	for _, b := range before.tools {
+		if d.over {
+			break
+		}
 		a := after.find(b.name)
 		field := "actions." + b.name
 		if a == nil {
@@ -104,9 +107,15 @@ func diffContracts(before, after *Lockfile) (deltas []Delta, err error) {
 		}
 	}
 	for _, a := range after.tools {
+		if d.over {
+			break
+		}
 		if before.find(a.name) == nil {
 			d.add("surface", "actions."+a.name, "SAFE", "Tool \""+a.name+"\" was added", nil, strValue(a.name))
 		}
+	}
+	if d.over {
+		return nil, &BudgetError{d.limit}
 	}
 	// Severity, field and description, then the rest of the delta: a total
 	// order, so that the deltas come out in one order whatever order they
@@ -149,6 +158,9 @@ func compareText(a, b *string) int {
 func strValue(s string) *jsonv.Value { return &jsonv.Value{Kind: jsonv.KindString, Str: s} }
 
 func (d *differ) tool(name string, before, after *jsonv.Value) {
+	if d.over {
+		return
+	}
 	field := "actions." + name
 	for _, f := range []string{"title", "description"} {
 		if b, a := get(before, f), get(after, f); !d.same(b, a) {
@@ -237,6 +249,9 @@ func (d *differ) same(a, b *jsonv.Value) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
+	if d.over {
+		return true // nothing more is compared or written
+	}
 	d.charge(1)
 	if a.Kind != b.Kind {
 		return false
@@ -289,6 +304,9 @@ type schemaDiff struct {
 
 // resolve follows local $refs ("#/...") up to a bound.
 func (d *differ) resolve(root, v *jsonv.Value) *jsonv.Value {
+	if d.over {
+		return nil
+	}
 	for i := 0; i < 32 && v != nil && v.Kind == jsonv.KindObject; i++ {
 		r := get(v, "$ref")
 		if r == nil || r.Kind != jsonv.KindString || !strings.HasPrefix(r.Str, "#") {
@@ -393,7 +411,7 @@ func size(v *jsonv.Value) int {
 
 // hasRef reports whether v holds a "$ref" anywhere, a step per value.
 func (d *differ) hasRef(v *jsonv.Value) bool {
-	if v == nil {
+	if v == nil || d.over {
 		return false
 	}
 	d.charge(1)
@@ -417,7 +435,7 @@ func (d *differ) hasRef(v *jsonv.Value) bool {
 func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, depth int) {
 	d := s.d
 	before, after = d.resolve(s.beforeRoot, before), d.resolve(s.afterRoot, after)
-	if before == nil || after == nil {
+	if before == nil || after == nil || d.over {
 		return
 	}
 	key := [2]*jsonv.Value{before, after}
@@ -425,7 +443,9 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 		return
 	}
 	s.visited[key] = true
-	d.charge(1 + size(before) + size(after))
+	if d.charge(1 + size(before) + size(after)); d.over {
+		return
+	}
 	add := func(field, severity, description string, b, a *jsonv.Value) {
 		d.add(s.category, field, severity, description, b, a)
 	}
@@ -503,7 +523,9 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 	d.charge(size(bp) + size(ap) + size(get(before, "required")) + size(get(after, "required")))
 	if bp != nil {
 		for _, m := range bp.Members {
-			d.charge(len(field)) // the field is written again for each
+			if d.charge(len(field)); d.over { // the field is written again for each
+				return
+			}
 			sub := field + "." + m.Key
 			if get(ap, m.Key) == nil {
 				add(sub, "BREAKING", "Property "+strconv.Quote(m.Key)+" of "+label+" was removed", m.Value, nil)
@@ -519,6 +541,9 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 	}
 	if ap != nil {
 		for _, m := range ap.Members {
+			if d.over {
+				return
+			}
 			if get(bp, m.Key) != nil {
 				continue
 			}
@@ -594,8 +619,13 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 			add(field+"."+kw, "RISKY", "Alternatives of "+label+" changed", b, a)
 			continue
 		}
-		d.charge(len(b.Arr))
+		if d.charge(len(b.Arr)); d.over {
+			return
+		}
 		for i := range b.Arr {
+			if d.over {
+				return
+			}
 			s.compare(field+"."+kw+"."+strconv.Itoa(i), label, b.Arr[i], a.Arr[i], depth+1)
 		}
 	}
@@ -621,6 +651,9 @@ func (s *schemaDiff) enum(field, label string, before, after *jsonv.Value) {
 		out := make([]string, len(list.Arr))
 		set := make(map[string]bool, len(list.Arr))
 		for i, v := range list.Arr {
+			if d.over {
+				break
+			}
 			out[i] = string(jsonv.AppendValue(nil, v))
 			d.charge(1 + len(out[i]))
 			set[out[i]] = true
@@ -629,12 +662,21 @@ func (s *schemaDiff) enum(field, label string, before, after *jsonv.Value) {
 	}
 	bt, bset := texts(before)
 	at, aset := texts(after)
+	if d.over {
+		return
+	}
 	for i, v := range before.Arr {
+		if d.over {
+			return
+		}
 		if !aset[bt[i]] {
 			d.add(s.category, field+".enum", "BREAKING", "Value "+bt[i]+" of "+label+" is no longer allowed", v, nil)
 		}
 	}
 	for i, v := range after.Arr {
+		if d.over {
+			return
+		}
 		if !bset[at[i]] {
 			d.add(s.category, field+".enum", "SAFE", "Value "+at[i]+" of "+label+" is now allowed", nil, v)
 		}

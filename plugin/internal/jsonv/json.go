@@ -475,12 +475,12 @@ func parseNumber(lit []byte) float64 {
 		digits, neg = digits[1:], true
 	}
 	if len(digits) <= 15 {
-		n := 0
+		var n int64 // 15 digits need more than 32 bits (int, under TinyGo)
 		for _, c := range digits {
 			if c < '0' || c > '9' {
 				goto general
 			}
-			n = n*10 + int(c-'0')
+			n = n*10 + int64(c-'0')
 		}
 		if neg {
 			return -float64(n) // -0 for "-0", as JSON.parse gives

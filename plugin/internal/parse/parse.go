@@ -49,7 +49,7 @@ type ParsedField struct{ Name, Message string }
 type ParsedContract struct {
 	Tool        string
 	Action      string
-	ChangeCount int
+	ChangeCount int64
 	MaxSeverity string
 	Changes     []ParsedChange
 }
@@ -478,7 +478,7 @@ func parseContract(body string) *ParsedContract {
 		case "action":
 			c.Action = value
 		case "change_count":
-			c.ChangeCount, _ = strconv.Atoi(value)
+			c.ChangeCount, _ = strconv.ParseInt(value, 10, 64) // 64 bits where int is 32 (TinyGo)
 		case "max_severity":
 			c.MaxSeverity = value
 		case "description":

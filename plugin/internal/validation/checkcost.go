@@ -209,39 +209,37 @@ func regexpSize(pattern string) int {
 	if err != nil {
 		return len(pattern) + 1
 	}
-	return max(len(pattern), progSize(re)) + 1
+	return satAdd(max(len(pattern), progSize(re)), 1)
 }
-
-const progCap = 1 << 40
 
 func progSize(re *syntax.Regexp) int {
 	n := 1
 	switch re.Op {
 	case syntax.OpLiteral:
-		n += len(re.Rune)
+		n = satAdd(n, len(re.Rune))
 	case syntax.OpRepeat:
 		sub := 0
 		for _, s := range re.Sub {
-			sub += progSize(s)
+			sub = satAdd(sub, progSize(s))
 		}
 		times := re.Max
 		if times < 0 {
 			times = re.Min + 1
 		}
-		n += min(progCap, sub*max(1, times))
+		n = satAdd(n, satMul(sub, max(1, times)))
 	default:
 		for _, s := range re.Sub {
-			n += progSize(s)
+			n = satAdd(n, progSize(s))
 		}
 	}
-	return min(n, progCap)
+	return n
 }
 
 // matchCost is the steps of matching a pattern of program size size
 // against a string of n bytes: Go's regexp runs in time linear in the
 // product.
 func matchCost(size, n int) int {
-	return stepRegexp + satMul(size, n+1)
+	return satAdd(stepRegexp, satMul(size, n+1))
 }
 
 // walk counts the library's check of v against s (validator.validate):
@@ -293,7 +291,7 @@ func (c *checkCost) walk(s *jsonschema.Schema, v *jsonv.Value, parent *checkScop
 	}
 	if s.Enum != nil {
 		k := len(s.Enum.Values)
-		if !c.spend(k+min(k*c.sizeOf(v), c.infoOf(s).enumSize), "enum", s) {
+		if !c.spend(satAdd(k, min(satMul(k, c.sizeOf(v)), c.infoOf(s).enumSize)), "enum", s) {
 			return false
 		}
 	}
@@ -612,7 +610,7 @@ func (c *checkCost) dynamicTarget(dref *jsonschema.DynamicRef, sc *checkScope) (
 	if !reflectOK {
 		return nil, c.spend(c.limit+1, "$dynamicRef", sc.sch)
 	}
-	if !c.spend(1+sc.depth*(2+len(dref.Anchor)/8), "$dynamicRef", sc.sch) {
+	if !c.spend(satAdd(1, satMul(sc.depth, 2+len(dref.Anchor)/8)), "$dynamicRef", sc.sch) {
 		return nil, false
 	}
 	for p := sc; p != nil; p = p.parent {

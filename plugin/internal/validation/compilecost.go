@@ -321,7 +321,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-const satMax = 1 << 50
+// satMax is where every count saturates: far past any budget (at most
+// 16 x 4 MiB + 64 Mi), and small enough that a sum of two saturated counts
+// still fits a 32-bit int, where the TinyGo build runs.
+const satMax = 1 << 29
 
 func satAdd(a, b int) int { return min(satMax, a+b) }
 

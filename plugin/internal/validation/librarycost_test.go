@@ -157,9 +157,9 @@ func TestLibraryCost_Ordinary(t *testing.T) {
 		}
 		cc := &compileCount{schemas: map[*jsonv.Value]bool{}, sizes: map[*jsonv.Value]int{}}
 		cc.resources = append(cc.resources, &resourceCount{node: s})
-		cc.walk(s, 0, 0, cc.resources[0], 1<<50)
+		cc.walk(s, 0, 0, cc.resources[0], satMax)
 		for j := 0; j < len(cc.refs); j++ {
-			cc.follow(s, cc.refs[j], 1<<50)
+			cc.follow(s, cc.refs[j], satMax)
 		}
 		if total := cc.total(); total > CompileBudget(len(schema))/100 {
 			t.Errorf("schema %d: compile count %d, near the budget %d", i, total, CompileBudget(len(schema)))

@@ -85,6 +85,7 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	clampCounts(own)
 	if err := c.AddResource(schemaURL, toAny(own)); err != nil {
 		return nil, err
 	}
@@ -110,6 +111,46 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 var countKeywords = map[string]bool{
 	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
 	"minProperties": true, "maxProperties": true, "minContains": true, "maxContains": true,
+}
+
+// clampCounts lowers every count keyword of schema above math.MaxInt to
+// math.MaxInt, where int is 32 bits (the TinyGo build): the validator reads
+// counts as int, and 2^31 or more would wrap. No string, array or object in
+// a request reaches 2^31, so a count of math.MaxInt fails and passes exactly
+// where the larger one does; the messages read the schema's own value
+// (countText). Where int is 64 bits, counts are at most 2^53 by now and
+// nothing changes.
+func clampCounts(schema *jsonv.Value) {
+	switch schema.Kind {
+	case jsonv.KindArray:
+		for _, item := range schema.Arr {
+			clampCounts(item)
+		}
+	case jsonv.KindObject:
+		for _, m := range schema.Members {
+			switch {
+			case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber:
+				if m.Value.Num > math.MaxInt {
+					m.Value.Num = math.MaxInt
+				}
+			case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
+			default:
+				clampCounts(m.Value)
+			}
+		}
+	}
+}
+
+// countText is the decimal text of the count keyword's value that the
+// validator reported as want: the schema's own value where clampCounts
+// lowered it.
+func countText(want int, schema *jsonv.Value, idx *jsonv.Index, schemaLoc, keyword string) string {
+	if want == math.MaxInt {
+		if v := schemaKeyword(schema, idx, schemaLoc, keyword); v != nil && v.Kind == jsonv.KindNumber && v.Num >= math.MaxInt {
+			return jsonv.FormatNumber(math.Trunc(v.Num))
+		}
+	}
+	return strconv.Itoa(want)
 }
 
 // countOutOfRange finds the count keywords of schema whose value is past
@@ -522,16 +563,16 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		}
 		add(path, 30, "Unrecognized "+pluralWord("field", len(keys) == 1)+": "+strings.Join(quoted, ", ")+".", suggestUnrecognized(keys))
 	case *kind.MinLength:
-		n := strconv.Itoa(k.Want)
+		n := countText(k.Want, schema, idx, ve.SchemaURL, "minLength")
 		add(path, 2, "Must be at least "+n+" "+pluralWord("character", k.Want == 1)+" long.", suggestLength(n, k.Want == 1, true))
 	case *kind.MaxLength:
-		n := strconv.Itoa(k.Want)
+		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxLength")
 		add(path, 2, "Must be at most "+n+" "+pluralWord("character", k.Want == 1)+" long.", suggestLength(n, k.Want == 1, false))
 	case *kind.MinItems:
-		n := strconv.Itoa(k.Want)
+		n := countText(k.Want, schema, idx, ve.SchemaURL, "minItems")
 		add(path, 2, "Must contain at least "+n+" "+pluralWord("item", k.Want == 1)+".", suggestItems(n, k.Want == 1, true))
 	case *kind.MaxItems:
-		n := strconv.Itoa(k.Want)
+		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxItems")
 		add(path, 2, "Must contain at most "+n+" "+pluralWord("item", k.Want == 1)+".", suggestItems(n, k.Want == 1, false))
 	case *kind.Minimum:
 		n := ratText(k.Want)

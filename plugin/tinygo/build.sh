@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# build.sh OUT builds plugin/wasm with the pinned TinyGo (toolchain.sh) into
+# OUT and writes OUT.build, the build record: toolchain, versions, flags,
+# patches. Run from anywhere; `make wasm` runs it.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+out="$(realpath -m "${1:?usage: build.sh OUT}")"
+
+# The flags of the shipped module (RATIONALE.md says why each):
+#   -scheduler=none  no goroutines in the module; the default (asyncify)
+#                    scheduler made every call about 100x slower
+#   -opt=2           the measured best size/speed trade-off
+#   -no-debug        no DWARF or name section in the shipped bytes
+#   -zstack-size     a 1 MiB wasm stack: the 64 KiB default overflowed at a
+#                    nesting depth of 64, and the ABI allows 256
+TINYGO_FLAGS=(-target=wasip1 -buildmode=c-shared -scheduler=none -opt=2 -no-debug
+	"-ldflags=-extldflags=-zstack-size=1048576")
+
+dir="$(bash "$here/toolchain.sh")"
+# shellcheck disable=SC1091
+. "$dir/env"
+
+# tinygo.mod must keep go.mod's versions of what the module imports (all but
+# x/text, which go.mod has at a version that wants Go 1.26).
+while read -r mod ver; do
+	[ "$mod" = golang.org/x/text ] && continue
+	main="$(awk -v m="$mod" '$1 == m { print $2; exit }' "$repo/go.mod")"
+	if [ -n "$main" ] && [ "$main" != "$ver" ]; then
+		echo "build.sh: plugin/wasm/tinygo.mod has $mod $ver, go.mod has $main" >&2
+		exit 1
+	fi
+done < <(awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r && NF >= 2 { print $1, $2 }' "$repo/plugin/wasm/tinygo.mod")
+
+cd "$repo"
+# TinyGo reads its library cache from $XDG_CACHE_HOME/tinygo and compiles
+# packages into it as well; a fresh one per build keeps the build from
+# depending on what an earlier one left (the prebuilt libraries are copied).
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -R "$dir/cache" "$work/cache"
+
+env -u GOFLAGS -u GOOS -u GOARCH \
+	TINYGOROOT="$dir/root" \
+	XDG_CACHE_HOME="$work/cache" \
+	GOTOOLCHAIN="$TINYGO_GO" \
+	GOFLAGS="-modfile=$repo/plugin/wasm/tinygo.mod -mod=readonly -buildvcs=false" \
+	PATH="/usr/lib/llvm-$LLVM_MAJOR/bin:$PATH" \
+	WASMOPT=/usr/bin/wasm-opt \
+	"$dir/root/build/tinygo" build "${TINYGO_FLAGS[@]}" -o "$work/out.wasm" ./plugin/wasm
+mv "$work/out.wasm" "$out"
+
+{
+	echo "toolchain: tinygo $TINYGO_VERSION (github.com/tinygo-org/tinygo@v$TINYGO_VERSION from the Go module proxy, built with -tags=llvm$LLVM_MAJOR)"
+	echo "go: $TINYGO_GO (the standard library TinyGo compiles)"
+	echo "llvm: Debian llvm-$LLVM_MAJOR-dev $LLVM_VERSION"
+	echo "compiler-rt: Debian libclang-rt-$LLVM_MAJOR-dev-wasm32 $COMPILER_RT_VERSION"
+	echo "wasi-libc: Debian wasi-libc $WASI_LIBC_VERSION"
+	echo "wasm-opt: Debian binaryen $BINARYEN_VERSION"
+	echo "patches: $PATCHES (plugin/tinygo/patches)"
+	echo "modfile: plugin/wasm/tinygo.mod"
+	echo "flags: ${TINYGO_FLAGS[*]}"
+	echo "source: ./plugin/wasm"
+	echo "script: plugin/tinygo/build.sh"
+} > "$out.build"
