@@ -3,10 +3,12 @@ package host_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,22 +65,15 @@ func stressRequest(g, i int) (string, string) {
 	}
 }
 
+// jsonStr writes s as a JSON string, with '<', '>' and '&' as they are.
 func jsonStr(s string) string {
 	var b bytes.Buffer
-	b.WriteByte('"')
-	for _, c := range []byte(s) {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteByte(c)
-		}
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err)
 	}
-	b.WriteByte('"')
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // TestStress runs 8 concurrent callers of mixed calls on every engine and

@@ -161,15 +161,8 @@ func parseExport(t testing.TB, result []byte) *envelopeJSON {
 	}
 	var raw struct {
 		Envelope *struct {
-			Kind             string
-			Code             string
-			Severity         string
-			IsError          bool
-			Message          string
-			Recovery         *string
-			AvailableActions []string
-			Details          json.RawMessage
-			RetryAfter       *float64
+			envelopeJSON
+			Details json.RawMessage // shadows envelopeJSON's, read below in order
 		}
 	}
 	if err := json.Unmarshal(out, &raw); err != nil {
@@ -179,8 +172,8 @@ func parseExport(t testing.TB, result []byte) *envelopeJSON {
 		return nil
 	}
 	e := raw.Envelope
-	env := &envelopeJSON{Kind: e.Kind, Code: e.Code, Severity: e.Severity, IsError: e.IsError, Message: e.Message,
-		Recovery: e.Recovery, AvailableActions: e.AvailableActions, RetryAfter: e.RetryAfter, Details: []parse.ParsedDetail{}}
+	env := &e.envelopeJSON
+	env.Details = []parse.ParsedDetail{}
 	d := json.NewDecoder(bytes.NewReader(e.Details))
 	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
 		t.Fatalf("details is not an object: %s", e.Details)

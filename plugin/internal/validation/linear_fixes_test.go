@@ -36,12 +36,8 @@ func naiveAlternatives(text string) []*jsonv.Value {
 			}
 			token, rest = rest[:cut], trimSeparator(rest[cut:])
 		}
-		if lit, ok := pythonConstants[token]; ok {
-			out = append(out, lit)
-		} else if f, err := strconv.ParseFloat(token, 64); err == nil {
-			out = append(out, &jsonv.Value{Kind: jsonv.KindNumber, Num: f})
-		} else if token != "" {
-			out = append(out, &jsonv.Value{Kind: jsonv.KindString, Str: token})
+		if v := pythonToken(token); v != nil {
+			out = append(out, v)
 		}
 	}
 	return out

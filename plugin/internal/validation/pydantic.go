@@ -193,12 +193,8 @@ func pythonAlternatives(v *jsonv.Value) []*jsonv.Value {
 			token = text[pos:cut]
 			pos = cut + len(text[cut:]) - len(trimSeparator(text[cut:]))
 		}
-		if lit, ok := pythonConstants[token]; ok {
-			out = append(out, lit)
-		} else if f, err := strconv.ParseFloat(token, 64); err == nil {
-			out = append(out, &jsonv.Value{Kind: jsonv.KindNumber, Num: f})
-		} else if token != "" {
-			out = append(out, &jsonv.Value{Kind: jsonv.KindString, Str: token})
+		if v := pythonToken(token); v != nil {
+			out = append(out, v)
 		}
 	}
 	return out
@@ -217,4 +213,20 @@ func trimSeparator(s string) string {
 		}
 	}
 	return s
+}
+
+// pythonToken is the value of one unquoted token of an expected-values
+// text: a Python constant, a number, or else the text itself (nil for an
+// empty token).
+func pythonToken(token string) *jsonv.Value {
+	if lit, ok := pythonConstants[token]; ok {
+		return lit
+	}
+	if f, err := strconv.ParseFloat(token, 64); err == nil {
+		return &jsonv.Value{Kind: jsonv.KindNumber, Num: f}
+	}
+	if token != "" {
+		return &jsonv.Value{Kind: jsonv.KindString, Str: token}
+	}
+	return nil
 }
