@@ -34,16 +34,24 @@ while read -r mod ver; do
 done < <(awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r && NF >= 2 { print $1, $2 }' "$repo/plugin/wasm/tinygo.mod")
 
 cd "$repo"
-# TinyGo reads its library cache from $XDG_CACHE_HOME/tinygo and compiles
-# packages into it as well; a fresh one per build keeps the build from
-# depending on what an earlier one left (the prebuilt libraries are copied).
+# TinyGo reads its prebuilt libraries from $XDG_CACHE_HOME/tinygo and keeps
+# the packages it compiles there too, each under a hash of its sources, the
+# compiler and the flags, so a kept cache cannot change the output (a cold
+# and a warm build give the same bytes) but halves the time of a rebuild
+# (about 60 s cold, 30 s warm). The cache lives beside the toolchain,
+# seeded once from its prebuilt libraries.
+cache="$dir/build-cache"
+if [ ! -d "$cache" ]; then
+	seed="$(mktemp -d "$dir/build-cache.XXXXXX")"
+	cp -R "$dir/cache/." "$seed/"
+	mv -T "$seed" "$cache" 2>/dev/null || rm -rf "$seed"
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cp -R "$dir/cache" "$work/cache"
 
 env -u GOFLAGS -u GOOS -u GOARCH \
 	TINYGOROOT="$dir/root" \
-	XDG_CACHE_HOME="$work/cache" \
+	XDG_CACHE_HOME="$cache" \
 	GOTOOLCHAIN="$TINYGO_GO" \
 	GOFLAGS="-modfile=$repo/plugin/wasm/tinygo.mod -mod=readonly -buildvcs=false" \
 	PATH="/usr/lib/llvm-$LLVM_MAJOR/bin:$PATH" \
