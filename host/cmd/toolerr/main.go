@@ -71,9 +71,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	engineName := fs.String("engine", string(host.Wazero), "engine: wazero, extism or native")
+	hf := addHostFlags(fs)
 	asJSON := fs.Bool("json", false, "diff: print the deltas as JSON")
-	cacheDir := fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)")
 	args, err := parseInterspersed(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
@@ -87,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "toolerr %s: takes %d argument(s) besides its flags, got %d %q\n%s", cmd, want, len(args), args, usage)
 		return 64
 	}
-	engine, err := host.ParseEngine(*engineName)
+	engine, err := host.ParseEngine(*hf.engine)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 64
@@ -100,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 	}
-	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir, NoCompilationCache: *cacheDir == ""})
+	h, err := hf.open(ctx, engine)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -173,6 +172,23 @@ func errorJSON(err error) []byte {
 		e = &abi.Error{Code: abi.CodeInternal, Message: err.Error()}
 	}
 	return plugin.ErrorJSON(e)
+}
+
+// hostFlags are the flags of every command that loads the module: the
+// engine and wazero's compilation cache.
+type hostFlags struct{ engine, cache *string }
+
+func addHostFlags(fs *flag.FlagSet) hostFlags {
+	return hostFlags{
+		engine: fs.String("engine", string(host.Wazero), "engine: wazero, extism or native"),
+		cache:  fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)"),
+	}
+}
+
+// open starts a host on engine (parsed from f.engine by the caller, which
+// reports a bad name before its other checks) with f's compilation cache.
+func (f hostFlags) open(ctx context.Context, engine host.Engine) (*host.Host, error) {
+	return host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *f.cache, NoCompilationCache: *f.cache == ""})
 }
 
 // defaultCacheDir keeps compiled code under the user's cache directory, so

@@ -54,8 +54,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	engineName := fs.String("engine", string(host.Wazero), "engine: wazero, extism or native")
-	cacheDir := fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)")
+	hf := addHostFlags(fs)
 	lockPath := fs.String("lock", "", "a contract lockfile (toolerr lock): validation errors of a tool changed since carry what changed")
 	callTimeout := fs.Duration("call-timeout", 60*time.Second, "how long a tools/call may wait for COMMAND")
 	restart := fs.Bool("restart", false, "start COMMAND again when it exits, instead of exiting with it")
@@ -76,7 +75,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprint(stderr, "toolerr proxy: --call-timeout must be positive\n")
 		return 64
 	}
-	engine, err := host.ParseEngine(*engineName)
+	engine, err := host.ParseEngine(*hf.engine)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 64
@@ -88,7 +87,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 	}
-	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *cacheDir, NoCompilationCache: *cacheDir == ""})
+	h, err := hf.open(ctx, engine)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
