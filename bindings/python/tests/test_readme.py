@@ -152,3 +152,12 @@ async def test_heal_snippet_serves_envelopes(tmp_path: Path) -> None:
     assert missing.content == toolerr.tool_error(
         "NOT_FOUND", "No invoice with that ID", available_actions=["billing.list_invoices"]
     ).content
+
+
+def test_package_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    """The package's own source is clean under mypy --strict, so the
+    annotations its py.typed marker publishes are the ones it keeps."""
+    files = sorted((Path(__file__).resolve().parents[1] / "src" / "toolerr").glob("*.py"))
+    assert len(files) >= 5
+    out = mypy_strict(files, tmp_path / "cache")
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -26,33 +26,6 @@ if TYPE_CHECKING:
 Severity = Literal["error", "critical", "warning"]
 DetailValue = Union[str, int, float, bool]
 
-__all__ = [
-    "ClientError",
-    "ErrorBuilder",
-    "ToolErrorEnvelope",
-    "ToolErrorException",
-    "ValidationErrorEnvelope",
-    "ValidationField",
-    "call_tool",
-    "check_result",
-    "contract_diff",
-    "contract_lock",
-    "error",
-    "escape",
-    "format_validation",
-    "guard",
-    "handle_exception",
-    "internal_error",
-    "parse",
-    "rate_limited",
-    "required",
-    "result_text",
-    "server_busy",
-    "simple_error",
-    "tool_error",
-    "validate",
-]
-
 
 def _module(module: Toolerr | None) -> Toolerr:
     return module if module is not None else default()
@@ -631,5 +604,5 @@ async def call_tool(
     session: Any, name: str, arguments: Mapping[str, Any] | None = None, *, module: Toolerr | None = None
 ) -> CallToolResult:
     """``await session.call_tool(name, arguments)``, then :func:`check_result`."""
-    result = await session.call_tool(name, dict(arguments) if arguments is not None else None)
+    result: CallToolResult = await session.call_tool(name, dict(arguments) if arguments is not None else None)
     return check_result(result, module=module)

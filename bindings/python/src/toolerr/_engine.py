@@ -26,8 +26,8 @@ from typing import Any, Union
 LIB_BACKTRACE_VARIABLE = "RUST_LIB_BACKTRACE"
 os.environ.setdefault(LIB_BACKTRACE_VARIABLE, "0")
 
-import extism  # noqa: E402 (after the variable above)
-from extism.extism import CompiledPlugin  # noqa: E402 (compiled once, instantiated per concurrent call)
+import extism  # type: ignore[import-untyped]  # noqa: E402 (after the variable above)
+from extism.extism import CompiledPlugin  # type: ignore[import-untyped]  # noqa: E402 (compiled once, instantiated per concurrent call)
 
 from ._errors import ToolerrError
 
@@ -292,7 +292,7 @@ class Toolerr:
         # The module's heap grew to read a large request, and linear memory never shrinks.
         retire = len(body) > RETIRE_REQUEST_BYTES
         try:
-            out = instance.plugin.call(export, body)
+            out: bytes = instance.plugin.call(export, body)
         except extism.Error as exc:
             error = _module_error(str(exc))
             if error is not None:

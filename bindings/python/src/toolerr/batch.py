@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated; not in typeshed
 from typing import BinaryIO
 
 from ._engine import WASI_OUTPUT_VARIABLE, Toolerr, encode_request
