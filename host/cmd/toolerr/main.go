@@ -86,9 +86,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "toolerr %s: takes %d argument(s) besides its flags, got %d %q\n%s", cmd, want, len(args), args, usage)
 		return 64
 	}
-	engine, err := host.ParseEngine(*hf.engine)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	engine, ok := hf.parseEngine(stderr)
+	if !ok {
 		return 64
 	}
 	var export string
@@ -99,9 +98,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 	}
-	h, err := hf.open(ctx, engine)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	h, ok := hf.open(ctx, engine, stderr)
+	if !ok {
 		return 1
 	}
 	defer h.Close(ctx)
@@ -185,10 +183,26 @@ func addHostFlags(fs *flag.FlagSet) hostFlags {
 	}
 }
 
-// open starts a host on engine (parsed from f.engine by the caller, which
-// reports a bad name before its other checks) with f's compilation cache.
-func (f hostFlags) open(ctx context.Context, engine host.Engine) (*host.Host, error) {
-	return host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *f.cache, NoCompilationCache: *f.cache == ""})
+// parseEngine reads the engine flag, saying on stderr what is wrong with a
+// bad one (a usage error: the caller exits 64, before its other checks).
+func (f hostFlags) parseEngine(stderr io.Writer) (host.Engine, bool) {
+	engine, err := host.ParseEngine(*f.engine)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return "", false
+	}
+	return engine, true
+}
+
+// open starts a host on engine with the flags' compilation cache, saying on
+// stderr why it could not.
+func (f hostFlags) open(ctx context.Context, engine host.Engine, stderr io.Writer) (*host.Host, bool) {
+	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *f.cache, NoCompilationCache: *f.cache == ""})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, false
+	}
+	return h, true
 }
 
 // defaultCacheDir keeps compiled code under the user's cache directory, so

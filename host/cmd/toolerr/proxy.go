@@ -75,21 +75,20 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprint(stderr, "toolerr proxy: --call-timeout must be positive\n")
 		return 64
 	}
-	engine, err := host.ParseEngine(*hf.engine)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	engine, ok := hf.parseEngine(stderr)
+	if !ok {
 		return 64
 	}
 	opts := proxyOptions{command: args[cut+1:], callTimeout: *callTimeout, restart: *restart}
 	if *lockPath != "" {
+		var err error
 		if opts.lock, err = readJSONFile(*lockPath); err != nil {
 			fmt.Fprintf(stderr, "toolerr proxy: --lock: %v\n", err)
 			return 2
 		}
 	}
-	h, err := hf.open(ctx, engine)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
+	h, ok := hf.open(ctx, engine, stderr)
+	if !ok {
 		return 1
 	}
 	defer h.Close(ctx)
