@@ -4,6 +4,8 @@
 
 #![cfg(feature = "server")]
 
+mod common;
+use common::INTERNAL_RECOVERY;
 use std::panic::panic_any;
 use std::time::Duration;
 
@@ -167,8 +169,6 @@ async fn answer(client: &Client, tool: &str, args: &str) -> (Vec<String>, bool) 
         .collect();
     (texts, result.is_error.unwrap_or(false))
 }
-
-const INTERNAL_RECOVERY: &str = "<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>";
 
 fn internal(message: &str) -> (Vec<String>, bool) {
     (

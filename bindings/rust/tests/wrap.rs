@@ -1,11 +1,12 @@
 //! Raise or return: what a wrapped handler's outcome becomes, and the client
 //! side's ClientError.
 
+mod common;
+use common::INTERNAL_RECOVERY;
 use rmcp::model::{CallToolResult, ContentBlock};
 use toolerr::{ClientErrorKind, HandlerError, Host, Severity, tool_error};
 
 const FORBIDDEN: &str = "<tool_error code=\"FORBIDDEN\" severity=\"critical\">\n<message>Voiding invoices requires the billing-admin role</message>\n</tool_error>";
-const INTERNAL_RECOVERY: &str = "<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>";
 
 fn text(r: &CallToolResult) -> Vec<&str> {
     r.content

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+/// The recovery line of every INTERNAL_ERROR envelope, as the module writes
+/// it: the wrap and heal tests build their expected texts with it.
+pub const INTERNAL_RECOVERY: &str = "<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>";
+
 /// One vector file: the cases of one export.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
