@@ -38,8 +38,8 @@ cd "$repo"
 # the packages it compiles there too, each under a hash of its sources, the
 # compiler and the flags, so a kept cache cannot change the output (a cold
 # and a warm build give the same bytes) but halves the time of a rebuild
-# (about 60 s cold, 30 s warm). The cache lives beside the toolchain,
-# seeded once from its prebuilt libraries.
+# (README.md has the figures). The cache lives beside the toolchain, seeded
+# once from its prebuilt libraries.
 cache="$dir/build-cache"
 if [ ! -d "$cache" ]; then
 	seed="$(mktemp -d "$dir/build-cache.XXXXXX")"
