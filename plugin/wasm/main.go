@@ -156,6 +156,9 @@ func contractDiff() int32 { return runExtism("contract_diff") }
 //go:wasmexport check_result
 func checkResult() int32 { return runExtism("check_result") }
 
+//go:wasmexport gate
+func gateLine() int32 { return runExtism("gate") }
+
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls; the
 // response buffer is reused by the next call.
