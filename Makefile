@@ -93,7 +93,7 @@ e2e: prepare
 # fuzz runs every fuzz target for FUZZTIME; fuzz-smoke, a few seconds each,
 # is part of make test.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := FuzzEscape FuzzRoundTrip FuzzParse FuzzABI
+FUZZ_TARGETS := FuzzEscape FuzzRoundTrip FuzzParse FuzzABI FuzzGate
 
 fuzz:
 	for t in $(FUZZ_TARGETS); do $(GO) test ./plugin/internal/dispatch -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) || exit 1; done

@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 4
+	Minor = 5
 )
 
 // Version is Major.Minor as describe reports it.
@@ -45,7 +45,8 @@ var Exports = []Export{
 	{"contract_lock", "1.2"},
 	{"contract_diff", "1.2"},
 	{"check_result", "1.3"},
-	{"tool_failure", "1.4"},
+	{"gate", "1.4"},
+	{"tool_failure", "1.5"},
 }
 
 // ExportNames returns the names of Exports in order.

@@ -257,6 +257,28 @@ type CheckResultResponse struct {
 	ClientError *Envelope `json:"clientError"`
 }
 
+// Verdicts of the stdio gate (gate's response).
+const (
+	GatePass    = "pass"
+	GateRewrite = "rewrite"
+	GateAnswer  = "answer"
+	GateIgnore  = "ignore"
+)
+
+// GateHeadBytes is how much of a line over MaxRequestBytes a host sends to
+// gate, after the line's length: enough to read its id, method and tool.
+const GateHeadBytes = 64 << 10
+
+// GateResponse is the response of gate: what a host does with one line
+// from its client. Line is set for GateRewrite, Response (a JSON-RPC
+// response, without its line feed) for GateAnswer, Reason for GateIgnore.
+type GateResponse struct {
+	Verdict  string `json:"verdict"`
+	Line     string `json:"line,omitempty"`
+	Response string `json:"response,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
 // Envelope is a parsed <tool_error> (Kind "tool_error") or
 // <validation_error> (Kind "validation_error"); the fields of the other
 // kind are zero.

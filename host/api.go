@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
 )
@@ -154,6 +155,28 @@ func (h *Host) ParseResult(ctx context.Context, result *abi.CallToolResult) (*ab
 		return nil, err
 	}
 	return resp.Envelope, nil
+}
+
+// Gate applies the stdio gate to one line from a client (without its line
+// feed): hand it on, hand on the line the gate rewrote, write the answer
+// it gives back to the client instead, or ignore it (abi/ABI.md, "The
+// stdio gate"). A line over the request limit is sent as its length and
+// its first abi.GateHeadBytes bytes, as the ABI asks.
+func (h *Host) Gate(ctx context.Context, line []byte) (*abi.GateResponse, error) {
+	request := line
+	if len(line) > abi.MaxRequestBytes {
+		request = strconv.AppendInt(make([]byte, 0, 24+abi.GateHeadBytes), int64(len(line)), 10)
+		request = append(append(request, '\n'), line[:abi.GateHeadBytes]...)
+	}
+	out, err := h.Call(ctx, "gate", request)
+	if err != nil {
+		return nil, err
+	}
+	var resp abi.GateResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return nil, abi.Errorf(abi.CodeInternal, "gate: reading the response: %v", err)
+	}
+	return &resp, nil
 }
 
 func (h *Host) result(ctx context.Context, export string, req any) (*abi.CallToolResult, error) {

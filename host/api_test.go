@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,5 +207,31 @@ func TestContract_RequestsReadOneJSONValue(t *testing.T) {
 	}
 	if d, err := h.ContractDiff(ctx, json.RawMessage(`[]`), json.RawMessage(` [] `)); err != nil || !d.BackwardsCompatible {
 		t.Errorf("ContractDiff of two empty contracts: %v, %v", d, err)
+	}
+}
+
+func TestGate_LinesOnEveryEngine(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"t","arguments":{"s":"` + strings.Repeat("a", 5<<20) + `"}}}`
+	tests := []struct {
+		name, line, verdict, contains string
+	}{
+		{"a request passes", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, abi.GatePass, ""},
+		{"a lone surrogate is rewritten", `{"jsonrpc":"2.0","method":"m","params":{"s":"\ud800"}}`, abi.GateRewrite, `\ufffd`},
+		{"a bad version is answered", `{"jsonrpc":"1.0","id":7,"method":"m"}`, abi.GateAnswer, `"id":7,"error":{"code":-32600`},
+		{"a line over the limit is answered from its head", big, abi.GateAnswer, "You sent: a message of " + strconv.Itoa(len(big)) + " bytes."},
+		{"not JSON is ignored", `{`, abi.GateIgnore, "not JSON"},
+	}
+	for kind, h := range engines(t) {
+		for _, tc := range tests {
+			t.Run(string(kind)+"/"+tc.name, func(t *testing.T) {
+				got, err := h.Gate(context.Background(), []byte(tc.line))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Verdict != tc.verdict || !strings.Contains(got.Line+got.Response+got.Reason, tc.contains) {
+					t.Errorf("got %+v, want %s holding %q", got, tc.verdict, tc.contains)
+				}
+			})
+		}
 	}
 }

@@ -156,6 +156,9 @@ func contractDiff() int32 { return runExtism("contract_diff") }
 //go:wasmexport check_result
 func checkResult() int32 { return runExtism("check_result") }
 
+//go:wasmexport gate
+func gateLine() int32 { return runExtism("gate") }
+
 //go:wasmexport tool_failure
 func toolFailure() int32 { return runExtism("tool_failure") }
 

@@ -103,6 +103,7 @@ var exports = map[string]func(*call, []byte) *abi.Error{
 	"parse":             callParse,
 	"check_result":      callCheckResult,
 	"describe":          callDescribe,
+	"gate":              callGate,
 }
 
 // scratchText is the scratch buffer as a string, for writing it out before
@@ -116,14 +117,18 @@ func (c *call) toolResult(text string, isError bool) {
 	// Room for the text and what escaping usually adds, so that a large
 	// response is written without moving (a move leaves the old copy as
 	// garbage the size of the response).
-	c.out = slices.Grow(c.out, len(text)+len(text)/8+64)
-	w := jsonv.Writer{B: c.out}
+	c.out = appendToolResult(slices.Grow(c.out, len(text)+len(text)/8+64), text, isError)
+}
+
+// appendToolResult writes a CallToolResult holding one text block after b.
+func appendToolResult(b []byte, text string, isError bool) []byte {
+	w := jsonv.Writer{B: b}
 	w.Raw(`{"content":[{"type":"text","text":`)
 	w.Str(text)
 	w.Raw(`}],"isError":`)
 	w.Boolean(isError)
 	w.Byte('}')
-	c.out = w.B
+	return w.B
 }
 
 // ErrorJSON encodes err as the ABI error object {"code","message"}.

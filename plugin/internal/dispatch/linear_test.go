@@ -272,6 +272,32 @@ func TestLinear_SmallRenderers(t *testing.T) {
 	}}})
 }
 
+func TestLinear_Gate(t *testing.T) {
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + args + `}}`
+	}
+	runLinear(t, "gate", []linearShape{
+		{name: "lone surrogates everywhere", build: func(k int) string {
+			return call(`{"s":"` + strings.Repeat(`\ud800a`, 40000*k) + `"}`)
+		}},
+		{name: "bytes that are not UTF-8 everywhere", build: func(k int) string {
+			return call(`{"s":"` + strings.Repeat("\xffa", 60000*k) + `"}`)
+		}},
+		{name: "deep arguments", build: func(k int) string {
+			return call(strings.Repeat("[", 60000*k) + strings.Repeat("]", 60000*k))
+		}},
+		{name: "many values", build: func(k int) string {
+			return call(`{"a":[` + strings.TrimSuffix(strings.Repeat("0,", 30000*k), ",") + `]}`)
+		}},
+		{name: "many members with long keys", build: func(k int) string {
+			return call(`{` + strings.TrimSuffix(strings.Repeat(`"`+strings.Repeat("k", 40)+`":1,`, 5000*k), ",") + `}`)
+		}},
+		{name: "not JSON after a long prefix", build: func(k int) string {
+			return call(`{"a":[` + strings.Repeat("1,", 60000*k) + `]}`)
+		}},
+	})
+}
+
 func TestLinear_FormatValidation(t *testing.T) {
 	zod := func(path string) string {
 		return `{"code":"invalid_type","expected":"string","received":"number","path":` + path + `,"message":"Expected string"}`

@@ -29,6 +29,10 @@ type Issue struct {
 	// is looked up in args at Path.
 	HasSent bool
 	Sent    *jsonv.Value
+	// SentText, when set, is what "You sent" shows, as it is: a
+	// measurement of a value too large to echo (the stdio gate's "70
+	// levels", "4194320 bytes").
+	SentText string
 }
 
 // validationRecovery closes every <validation_error>.
@@ -68,7 +72,7 @@ func (e *TooLongError) Error() string {
 func textSize(issues []Issue) int {
 	n := 0
 	for _, is := range issues {
-		n += 32 + len(is.Message) + len(is.Suggestion)
+		n += 32 + len(is.Message) + len(is.Suggestion) + len(is.SentText)
 		for _, seg := range is.Path {
 			if seg.Kind == jsonv.KindNumber {
 				n += 8
@@ -101,11 +105,15 @@ func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue
 		b = append(b, "\">"...)
 		ln = append(ln[:0], is.Message...)
 		ln = append(ln, " You sent: "...)
-		sent := is.Sent
-		if !is.HasSent {
-			sent = idx.LookupPath(args, is.Path)
+		if is.SentText != "" {
+			ln = append(ln, is.SentText...)
+		} else {
+			sent := is.Sent
+			if !is.HasSent {
+				sent = idx.LookupPath(args, is.Path)
+			}
+			ln = appendSentValue(ln, sent)
 		}
-		ln = appendSentValue(ln, sent)
 		ln = append(ln, '.')
 		if is.Suggestion != "" {
 			ln = append(ln, ' ')

@@ -1,0 +1,336 @@
+// Package gate is the stdio gate: the rule a host applies to each line a
+// client sends before an MCP SDK (or the server behind a proxy) reads it,
+// so that no line ends a session and every request gets an answer.
+//
+// A line gets one of four verdicts:
+//   - pass: hand it on as it is;
+//   - rewrite: hand on the line the gate wrote instead (lone surrogate
+//     escapes and bytes that are not UTF-8 inside strings become U+FFFD,
+//     as the module itself reads them; null tool arguments become {});
+//   - answer: do not hand it on; the gate wrote the JSON-RPC response the
+//     client gets instead (a request no SDK can read intact: an invalid
+//     JSON-RPC request with a usable id, params that are not an object or
+//     that hold what no SDK reads, tool arguments that are too large, too
+//     deep, out of range or not an object);
+//   - ignore: do not hand it on, and note why (a line that is not JSON, or
+//     not a JSON-RPC message with an id to answer).
+//
+// The rules are the same for every host, since every host runs this code
+// in the module: a line gets the same verdict in Go, Node, Python and Rust.
+package gate
+
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// Limits of what the gate hands on.
+const (
+	// MaxArgumentBytes is the most JSON text a tool call's arguments may
+	// be: the module's request limit.
+	MaxArgumentBytes = abi.MaxRequestBytes
+	// MaxArgumentValues is the most values they may hold.
+	MaxArgumentValues = abi.MaxValues
+	// MaxArgumentDepth is the deepest nesting of arguments handed on
+	// (serde_json stops at 128 levels of a whole message, pydantic's
+	// parser near 200, the Go SDK at 1,000).
+	MaxArgumentDepth = 64
+	// MaxMessageDepth is the deepest nesting of a whole message: the
+	// arguments' 64 levels, two levels down.
+	MaxMessageDepth = MaxArgumentDepth + 2
+)
+
+// JSON-RPC error codes the gate answers with.
+const (
+	CodeInvalidRequest = -32600
+	CodeInvalidParams  = -32602
+)
+
+// Verdict is what the host does with a line.
+type Verdict uint8
+
+const (
+	Pass Verdict = iota
+	Rewrite
+	Answer
+	Ignore
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Pass:
+		return "pass"
+	case Rewrite:
+		return "rewrite"
+	case Answer:
+		return "answer"
+	}
+	return "ignore"
+}
+
+// Problem is what is wrong with a tool call's arguments, when the gate
+// answers the call with a validation error.
+type Problem uint8
+
+const (
+	NoProblem   Problem = iota
+	TooLarge            // over MaxArgumentBytes or MaxArgumentValues
+	TooDeep             // nested over MaxArgumentDepth
+	OutOfRange          // a number beyond a float64
+	NotAnObject         // a string, number, boolean or array
+)
+
+// Decision is the gate's verdict on one line, with what the host needs to
+// act on it.
+type Decision struct {
+	Verdict Verdict
+	// Line is the line to hand on, for Rewrite.
+	Line []byte
+	// Reason says why a line is ignored, or is the message of an Answer
+	// that is a JSON-RPC error.
+	Reason string
+	// ID is the JSON text of the id an Answer goes to.
+	ID []byte
+	// ErrorCode is the JSON-RPC error code of an Answer, or 0 for an
+	// answer that is a tool result (a validation error).
+	ErrorCode int
+	// Tool, Problem and the fields below describe a tool call answered
+	// with a validation error.
+	Tool    string
+	Problem Problem
+	// Arguments is the arguments' JSON text (NotAnObject), or the number
+	// that is out of range (OutOfRange).
+	Arguments []byte
+	// Bytes, Values and Depth are what was measured of the arguments:
+	// their size, the values they hold and their nesting. For a line over
+	// the limit (Cut), Bytes is the line's size.
+	Bytes, Values, Depth int
+	Cut                  bool
+}
+
+// Check decides what becomes of input, one line from the client without
+// its line feed. A line over the module's request limit is given as its
+// length in bytes (decimal), a line feed, and its first bytes: no line
+// holds a line feed, so the two forms cannot be confused.
+func Check(input []byte) (Decision, error) {
+	total, head, cut, err := splitCut(input)
+	if err != nil {
+		return Decision{}, err
+	}
+	if blank(head) {
+		return ignore("blank"), nil
+	}
+	s := scanLine(head, cut)
+	if !s.ok && !s.cut {
+		return ignore("not JSON"), nil
+	}
+	fixed, changed := head, len(s.fixes) > 0
+	if changed {
+		// The decision is made on the line as the SDK will read it.
+		fixed = applyFixes(head, s.fixes, s.fixEscapes)
+		s = scanLine(fixed, cut)
+	}
+	if cut {
+		return checkCut(s, fixed, total), nil
+	}
+	d := decide(s, fixed)
+	if d.Verdict == Pass && changed {
+		d.Verdict, d.Line = Rewrite, fixed
+	}
+	return d, nil
+}
+
+// splitCut reads the length header of a line over the limit.
+func splitCut(input []byte) (total int, head []byte, cut bool, err error) {
+	for i, c := range input {
+		if c != '\n' {
+			continue
+		}
+		n, perr := strconv.Atoi(string(input[:i]))
+		if perr != nil || n <= len(input)-i-1 {
+			return 0, nil, false, abi.Errorf(abi.CodeInvalidRequest,
+				"gate: a request holding a line feed must start with the line's length in bytes, greater than the bytes that follow it")
+		}
+		return n, input[i+1:], true, nil
+	}
+	return len(input), input, false, nil
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func ignore(why string) Decision { return Decision{Verdict: Ignore, Reason: why} }
+
+// checkCut decides on the head of a line over the limit: a request whose
+// id the head shows is answered, a tool call (whose name it shows) with a
+// validation error; anything else is ignored.
+func checkCut(s scan, head []byte, total int) Decision {
+	tooLong := "the message is " + strconv.Itoa(total) + " bytes, over the limit of " + strconv.Itoa(abi.MaxRequestBytes)
+	if !s.cut || !s.object || !s.requestShape() || s.jsonrpc.text != "2.0" || !usableID(s.id) {
+		return ignore(tooLong)
+	}
+	id := head[s.id.at.start:s.id.at.end]
+	if s.method.text == "tools/call" && s.name.kind == kindString && s.name.at.end > 0 && !s.name.twice {
+		return Decision{Verdict: Answer, ID: id, Tool: s.name.text, Problem: TooLarge, Bytes: total, Cut: true}
+	}
+	return Decision{Verdict: Answer, ID: id, ErrorCode: CodeInvalidRequest, Reason: "Invalid Request: " + tooLong}
+}
+
+// requestShape: the head read so far holds a string method, and the
+// members it read are complete and given once.
+func (s scan) requestShape() bool {
+	for _, m := range []member{s.jsonrpc, s.id, s.method} {
+		if m.kind == kindNone || m.at.end < 0 || m.twice {
+			return false
+		}
+	}
+	return s.method.kind == kindString && s.result.kind == kindNone && s.errorMember.kind == kindNone
+}
+
+// usableID reports whether id can be answered: a string or a number,
+// given once.
+func usableID(id member) bool {
+	return (id.kind == kindString || id.kind == kindNumber) && !id.twice && id.at.end > 0
+}
+
+// decide gives the verdict on a whole line, one JSON value that needs no
+// fixes.
+func decide(s scan, line []byte) Decision {
+	if !s.object {
+		if firstByte(line) == '[' {
+			return ignore("a batch (a JSON array): MCP sends one message a line")
+		}
+		return ignore("not a JSON-RPC 2.0 message: not an object")
+	}
+	answerable := usableID(s.id)
+	// refuse answers a request whose id is usable, and ignores the rest.
+	refuse := func(code int, message string) Decision {
+		if !answerable {
+			return ignore("not a JSON-RPC 2.0 message: " + message)
+		}
+		prefix := "Invalid Request: "
+		if code == CodeInvalidParams {
+			prefix = "Invalid params: "
+		}
+		return Decision{Verdict: Answer, ID: line[s.id.at.start:s.id.at.end], ErrorCode: code, Reason: prefix + message}
+	}
+	for _, m := range []struct {
+		name string
+		m    member
+	}{{"jsonrpc", s.jsonrpc}, {"id", s.id}, {"method", s.method}, {"params", s.params}, {"result", s.result}, {"error", s.errorMember}} {
+		if m.m.twice {
+			if m.name == "id" {
+				answerable = false
+			}
+			return refuse(CodeInvalidRequest, strconv.Quote(m.name)+" is given twice")
+		}
+	}
+	if s.id.kind != kindNone && !answerable && !(s.id.kind == kindNull && s.errorMember.kind != kindNone) {
+		return ignore("not a JSON-RPC 2.0 message: an id must be a string or a number")
+	}
+	if s.jsonrpc.kind != kindString || s.jsonrpc.text != "2.0" {
+		return refuse(CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+	}
+	hasMethod := s.method.kind != kindNone
+	isResponse := s.result.kind != kindNone || s.errorMember.kind != kindNone
+	switch {
+	case hasMethod && isResponse:
+		return refuse(CodeInvalidRequest, "a message holds a method, or a result or an error, not both")
+	case isResponse && s.result.kind != kindNone && s.errorMember.kind != kindNone:
+		return ignore("not a JSON-RPC 2.0 message: a response holds a result or an error, not both")
+	case isResponse && s.id.kind == kindNone:
+		return ignore("not a JSON-RPC 2.0 message: a response without an id")
+	case isResponse:
+		if s.depth > MaxMessageDepth || s.hugeOutside || s.argsHuge {
+			return ignore("a response no SDK reads intact: nested over " + strconv.Itoa(MaxMessageDepth) + " levels, or a number beyond a 64-bit float")
+		}
+		return Decision{Verdict: Pass}
+	case !hasMethod:
+		return refuse(CodeInvalidRequest, "a message holds a method, a result or an error")
+	case s.method.kind != kindString:
+		return refuse(CodeInvalidRequest, `"method" must be a string`)
+	}
+	isCall := s.method.text == "tools/call" && answerable
+	if isCall {
+		if d, done := decideCall(s, line); done {
+			return d
+		}
+	}
+	switch {
+	case s.params.kind != kindNone && s.params.kind != kindObject && s.params.kind != kindNull:
+		return refuse(CodeInvalidParams, `"params" must be an object`)
+	case s.depth > MaxMessageDepth:
+		return refuse(CodeInvalidParams, "the message is nested more than "+strconv.Itoa(MaxMessageDepth)+" levels deep")
+	case s.hugeOutside:
+		return refuse(CodeInvalidParams, "a number is beyond the range of a 64-bit float")
+	}
+	if isCall && s.arguments.kind == kindNull {
+		a := s.arguments.at
+		out := make([]byte, 0, len(line)+2)
+		out = append(out, line[:a.start]...)
+		out = append(out, "{}"...)
+		return Decision{Verdict: Rewrite, Line: append(out, line[a.end:]...)}
+	}
+	return Decision{Verdict: Pass}
+}
+
+// decideCall answers a tools/call request whose params or arguments no
+// SDK reads intact; done is false for one the other rules decide.
+func decideCall(s scan, line []byte) (Decision, bool) {
+	id := line[s.id.at.start:s.id.at.end]
+	if s.params.kind != kindObject || s.name.kind != kindString || s.name.twice || s.arguments.twice {
+		return Decision{Verdict: Answer, ID: id, ErrorCode: CodeInvalidParams,
+			Reason: `Invalid params: tools/call needs "params", an object with "name", a string`}, true
+	}
+	a := s.arguments
+	if a.kind == kindNone || a.kind == kindNull {
+		return Decision{}, false
+	}
+	call := Decision{Verdict: Answer, ID: id, Tool: s.name.text, Bytes: a.at.end - a.at.start, Values: s.argsValues, Depth: s.argsDepth}
+	switch {
+	case call.Bytes > MaxArgumentBytes || call.Values > MaxArgumentValues:
+		call.Problem = TooLarge
+	case call.Depth > MaxArgumentDepth:
+		call.Problem = TooDeep
+	case s.argsHuge:
+		call.Problem, call.Arguments = OutOfRange, line[s.argsHugeText.start:s.argsHugeText.end]
+	case a.kind != kindObject:
+		call.Problem, call.Arguments = NotAnObject, line[a.at.start:a.at.end]
+	default:
+		return Decision{}, false
+	}
+	return call, true
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+// applyFixes writes line with each fix replaced by U+FFFD: an escape by
+// the escape \ufffd, raw bytes by the character itself.
+func applyFixes(line []byte, fixes []span, escapes []bool) []byte {
+	out := make([]byte, 0, len(line)+2*len(fixes))
+	at := 0
+	for i, f := range fixes {
+		out = append(out, line[at:f.start]...)
+		if escapes[i] {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, "\uFFFD"...)
+		}
+		at = f.end
+	}
+	return append(out, line[at:]...)
+}

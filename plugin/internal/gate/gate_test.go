@@ -1,0 +1,98 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+// call is a tools/call line for tool "t" with the arguments' JSON text.
+func call(args string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + args + `}}`
+}
+
+// Cases the vectors cannot carry: bytes that are not UTF-8, and lines
+// too large for a vector file.
+func TestCheck_Lines(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		verdict Verdict
+		rewrite string // the line handed on, for Rewrite
+		problem Problem
+		sent    int // Depth, Values or Bytes measured, when checked
+	}{
+		{name: "a byte that is not UTF-8 becomes U+FFFD", line: call(`{"s":"a` + "\xff" + `b"}`), verdict: Rewrite, rewrite: call(`{"s":"a` + "\uFFFD" + `b"}`)},
+		{name: "an encoded surrogate is three bytes that are not UTF-8", line: call(`{"s":"` + "\xed\xa0\x80" + `"}`), verdict: Rewrite, rewrite: call(`{"s":"` + strings.Repeat("\uFFFD", 3) + `"}`)},
+		{name: "a truncated sequence", line: call(`{"s":"` + "\xe2\x82" + `x"}`), verdict: Rewrite, rewrite: call(`{"s":"` + strings.Repeat("\uFFFD", 2) + `x"}`)},
+		{name: "raw bytes and an escape in one string", line: call(`{"s":"\ud800` + "\xc0" + `"}`), verdict: Rewrite, rewrite: call(`{"s":"\ufffd` + "\uFFFD" + `"}`)},
+		{name: "valid UTF-8 passes", line: call(`{"s":"héllo ✓ 😀"}`), verdict: Pass},
+		{name: "a byte that is not UTF-8 outside a string", line: call(`{"s":1}` + "\xff"), verdict: Ignore},
+		{name: "a byte that is not UTF-8 in the id of a bad request", line: `{"jsonrpc":"1.0","id":"` + "\xff" + `","method":"m"}`, verdict: Answer},
+		{name: "200,000 values pass", line: call(`[` + strings.TrimSuffix(strings.Repeat("0,", 199_999), ",") + `]`), verdict: Answer, problem: NotAnObject},
+		{name: "200,001 values", line: call(`{"a":[` + strings.TrimSuffix(strings.Repeat("0,", 199_999), ",") + `]}`), verdict: Answer, problem: TooLarge, sent: 200_001},
+		{name: "100,000 levels", line: call(strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)), verdict: Answer, problem: TooDeep, sent: 100_000},
+		{name: "4 MiB of arguments pass", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-8) + `"}`), verdict: Pass},
+		{name: "over 4 MiB of arguments", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-7) + `"}`), verdict: Answer, problem: TooLarge, sent: MaxArgumentBytes + 1},
+		{name: "a surrogate in a 4 MiB line", line: call(`{"s":"\udc00` + strings.Repeat("a", 1<<20) + `"}`), verdict: Rewrite, rewrite: call(`{"s":"\ufffd` + strings.Repeat("a", 1<<20) + `"}`)},
+		{name: "a million levels of a line that is not JSON", line: strings.Repeat("[", 1_000_000), verdict: Ignore},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Check([]byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != tc.verdict {
+				t.Fatalf("verdict %s (%q), want %s", d.Verdict, d.Reason, tc.verdict)
+			}
+			if tc.verdict == Rewrite && string(d.Line) != tc.rewrite {
+				t.Errorf("rewrote to %.200q, want %.200q", d.Line, tc.rewrite)
+			}
+			if d.Problem != tc.problem {
+				t.Errorf("problem %d, want %d", d.Problem, tc.problem)
+			}
+			if tc.sent != 0 {
+				if got := max(d.Depth*boolInt(tc.problem == TooDeep), d.Values*boolInt(tc.problem == TooLarge && d.Values > MaxArgumentValues), d.Bytes*boolInt(tc.problem == TooLarge && d.Values <= MaxArgumentValues)); got != tc.sent {
+					t.Errorf("measured %d, want %d", got, tc.sent)
+				}
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A head may end anywhere; what it shows decides, and a head that is
+// malformed before its end is not JSON.
+func TestCheck_Heads(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"t","arguments":{"s":"é\ud83d\ude00","n":-1.5e3,"b":true}}}`
+	for cut := 1; cut < len(line); cut++ {
+		d, err := Check([]byte("9000000\n" + line[:cut]))
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		nameSeen := strings.Contains(line[:cut], `"name":"t"`)
+		switch {
+		case nameSeen && (d.Verdict != Answer || d.Problem != TooLarge || d.Tool != "t"):
+			t.Errorf("cut at %d (%q): %s %q, want a validation error", cut, line[:cut], d.Verdict, d.Reason)
+		case !nameSeen && strings.Contains(line[:cut], `"method":"tools/call"`) && (d.Verdict != Answer || d.ErrorCode != CodeInvalidRequest):
+			t.Errorf("cut at %d (%q): %s %q, want an Invalid Request answer", cut, line[:cut], d.Verdict, d.Reason)
+		case !strings.Contains(line[:cut], `"method":"tools/call"`) && d.Verdict != Ignore:
+			t.Errorf("cut at %d (%q): %s, want ignored", cut, line[:cut], d.Verdict)
+		}
+	}
+	// Cut inside a multi-byte character.
+	d, _ := Check([]byte("9000000\n" + call(`{"s":"`)[:70] + "\xe2\x82"))
+	if d.Verdict == Ignore && d.Reason == "not JSON" {
+		t.Errorf("a head cut inside a character is read as not JSON")
+	}
+	// A head that is a whole line is a host's mistake, read as not JSON.
+	if d, _ := Check([]byte("9000000\n" + call(`{}`))); d.Verdict != Ignore {
+		t.Errorf("a whole line given as a head: %s", d.Verdict)
+	}
+}

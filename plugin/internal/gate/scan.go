@@ -1,0 +1,560 @@
+package gate
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// span is a byte range of the line, [start, end).
+type span struct{ start, end int }
+
+// valueKind is the kind of a JSON value the scan records, from its first
+// byte.
+type valueKind uint8
+
+const (
+	kindNone valueKind = iota // absent
+	kindString
+	kindNumber
+	kindObject
+	kindArray
+	kindBool
+	kindNull
+)
+
+func kindOf(c byte) valueKind {
+	switch c {
+	case '"':
+		return kindString
+	case '{':
+		return kindObject
+	case '[':
+		return kindArray
+	case 't', 'f':
+		return kindBool
+	case 'n':
+		return kindNull
+	}
+	return kindNumber
+}
+
+// member is what the scan keeps of one member of the message or of its
+// params: where its value is, its kind, and (for a string) its text.
+type member struct {
+	kind  valueKind
+	at    span
+	text  string // a string value, decoded (only for the members read as names)
+	twice bool   // given more than once: the message is ambiguous
+}
+
+// scan is what the gate reads of one line, in one pass without recursion.
+type scan struct {
+	// ok: the line is one JSON value; cut: it ended before that value did
+	// (the head of a longer line) without a syntax error before its end.
+	ok, cut bool
+	// object: the value is an object (what a JSON-RPC message is).
+	object bool
+
+	jsonrpc, id, method, params, result, errorMember member
+	// name and arguments of params, when params is an object.
+	name, arguments member
+
+	depth        int  // the deepest nesting of the whole message ({} is 1)
+	hugeOutside  bool // a number beyond a float64 outside the arguments
+	argsDepth    int  // the arguments' own nesting ({} is 1, a scalar 0)
+	argsValues   int  // the values the arguments hold, themselves included
+	argsHuge     bool // a number beyond a float64 in the arguments
+	argsHugeText span // the first such number
+
+	// edits that make the line one an SDK reads intact: lone surrogate
+	// escapes and bytes that are not UTF-8, inside strings, become U+FFFD.
+	fixes []span
+	// fixEscapes says, for each fix, whether it is an escape (\ud800)
+	// rather than raw bytes.
+	fixEscapes []bool
+}
+
+// frame is an open object or array down to the params level; below it
+// only the kind is kept, one bit a level.
+type frame struct {
+	object bool
+	key    string // the member being read (objects of the first two levels)
+}
+
+// scanner reads one line.
+type scanner struct {
+	b     []byte
+	s     scan
+	top   [2]frame // the message and its params (or result, error, ...)
+	deep  []uint64 // a bit per level below the second: 1 for an object
+	level int      // the open levels
+	// argsLevel is the level the arguments' value is at while it is read
+	// (3), or 0.
+	argsLevel int
+}
+
+func (sc *scanner) push(object bool) {
+	if sc.level < len(sc.top) {
+		sc.top[sc.level] = frame{object: object}
+	} else {
+		i := sc.level - len(sc.top)
+		if i/64 >= len(sc.deep) {
+			sc.deep = append(sc.deep, 0)
+		}
+		if object {
+			sc.deep[i/64] |= 1 << (i % 64)
+		} else {
+			sc.deep[i/64] &^= 1 << (i % 64)
+		}
+	}
+	sc.level++
+	sc.s.depth = max(sc.s.depth, sc.level)
+	if sc.argsLevel > 0 {
+		sc.s.argsDepth = max(sc.s.argsDepth, sc.level-sc.argsLevel+1)
+	}
+}
+
+// isObject reports whether the innermost open level is an object.
+func (sc *scanner) isObject() bool {
+	l := sc.level - 1
+	if l < len(sc.top) {
+		return sc.top[l].object
+	}
+	i := l - len(sc.top)
+	return sc.deep[i/64]&(1<<(i%64)) != 0
+}
+
+// scanLine reads b. With cut set, b is the head of a longer line: running
+// out of input is not a syntax error.
+func scanLine(b []byte, cut bool) scan {
+	sc := &scanner{b: b}
+	if !sc.run() {
+		if cut && sc.s.cut {
+			return sc.s
+		}
+		return scan{}
+	}
+	if cut {
+		// A head that is a whole value is not what the host said it is.
+		return scan{}
+	}
+	sc.s.ok = true
+	return sc.s
+}
+
+// run reads the line; false on a syntax error (or, with s.cut set, at the
+// end of the input before the value's).
+func (sc *scanner) run() bool {
+	const (
+		stValue      = iota // a value is expected
+		stValueOrEnd        // after '['
+		stKeyOrEnd          // after '{'
+		stKey               // after ',' in an object
+		stColon
+		stAfter // after a value
+	)
+	b := sc.b
+	state := stValue
+	started := false
+	i := 0
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+			i++
+		}
+		if i == len(b) {
+			if state == stAfter && sc.level == 0 {
+				return true
+			}
+			sc.s.cut = started
+			return false
+		}
+		c := b[i]
+		switch state {
+		case stKeyOrEnd, stKey:
+			if c == '}' && state == stKeyOrEnd {
+				i++
+				sc.end(i)
+				state = stAfter
+				continue
+			}
+			if c != '"' {
+				return false
+			}
+			end, ok := sc.str(i)
+			if !ok {
+				return false
+			}
+			if sc.level <= len(sc.top) {
+				sc.top[sc.level-1].key = decode(b[i:end])
+			}
+			i = end
+			state = stColon
+			continue
+		case stColon:
+			if c != ':' {
+				return false
+			}
+			i++
+			state = stValue
+			continue
+		case stAfter:
+			if sc.level == 0 {
+				return false // more after the value
+			}
+			switch {
+			case c == ',' && sc.isObject():
+				state = stKey
+			case c == ',':
+				state = stValue
+			case (c == '}' && sc.isObject()) || (c == ']' && !sc.isObject()):
+				i++
+				sc.end(i)
+				continue
+			default:
+				return false
+			}
+			i++
+			continue
+		}
+		if c == ']' && state == stValueOrEnd {
+			i++
+			sc.end(i)
+			state = stAfter
+			continue
+		}
+		// A value starts at i.
+		if !started {
+			started = true
+			sc.s.object = c == '{'
+		}
+		m := sc.memberAt(i, c)
+		if sc.argsLevel > 0 {
+			sc.s.argsValues++
+		}
+		switch c {
+		case '{', '[':
+			sc.push(c == '{')
+			i++
+			if c == '{' {
+				state = stKeyOrEnd
+			} else {
+				state = stValueOrEnd
+			}
+			continue
+		case '"':
+			end, ok := sc.str(i)
+			if !ok {
+				return false
+			}
+			if m != nil && (m == &sc.s.jsonrpc || m == &sc.s.method || m == &sc.s.name) {
+				m.text = decode(b[i:end])
+			}
+			i = end
+		case 't', 'f', 'n':
+			word := "null"
+			if c == 't' {
+				word = "true"
+			} else if c == 'f' {
+				word = "false"
+			}
+			if len(b)-i < len(word) {
+				if string(b[i:]) == word[:len(b)-i] {
+					sc.s.cut = true
+				}
+				return false
+			}
+			if string(b[i:i+len(word)]) != word {
+				return false
+			}
+			i += len(word)
+		default:
+			end, ok := scanNumber(b, i)
+			if !ok {
+				sc.s.cut = end == len(b)
+				return false
+			}
+			if f, _ := strconv.ParseFloat(string(b[i:end]), 64); math.IsInf(f, 0) {
+				if sc.argsLevel > 0 {
+					if !sc.s.argsHuge {
+						sc.s.argsHugeText = span{i, end}
+					}
+					sc.s.argsHuge = true
+				} else {
+					sc.s.hugeOutside = true
+				}
+			}
+			i = end
+		}
+		sc.endScalar(i, m)
+		state = stAfter
+	}
+}
+
+// memberAt notes the value starting at i, first byte c, when it is one
+// the gate reads, and returns it.
+func (sc *scanner) memberAt(i int, c byte) *member {
+	var m *member
+	switch {
+	case sc.level == 1 && sc.top[0].object:
+		switch sc.top[0].key {
+		case "jsonrpc":
+			m = &sc.s.jsonrpc
+		case "id":
+			m = &sc.s.id
+		case "method":
+			m = &sc.s.method
+		case "params":
+			m = &sc.s.params
+		case "result":
+			m = &sc.s.result
+		case "error":
+			m = &sc.s.errorMember
+		}
+	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object:
+		switch sc.top[1].key {
+		case "name":
+			m = &sc.s.name
+		case "arguments":
+			m = &sc.s.arguments
+			sc.argsLevel = 3
+		}
+	}
+	if m == nil {
+		return nil
+	}
+	if m.kind != kindNone {
+		m.twice = true
+	}
+	m.kind = kindOf(c)
+	m.at = span{i, -1}
+	return m
+}
+
+// endScalar finishes a scalar that ended at end.
+func (sc *scanner) endScalar(end int, m *member) {
+	if m != nil {
+		m.at.end = end
+	}
+	if m == &sc.s.arguments {
+		sc.argsLevel = 0
+	}
+}
+
+// end closes the innermost level, whose last byte is at end-1.
+func (sc *scanner) end(end int) {
+	sc.level--
+	var m *member
+	switch sc.level {
+	case 1:
+		if sc.top[0].object {
+			switch sc.top[0].key {
+			case "id":
+				m = &sc.s.id
+			case "params":
+				m = &sc.s.params
+			case "result":
+				m = &sc.s.result
+			case "error":
+				m = &sc.s.errorMember
+			}
+		}
+	case 2:
+		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "arguments" {
+			m = &sc.s.arguments
+			sc.argsLevel = 0
+		}
+	}
+	if m != nil {
+		m.at.end = end
+	}
+}
+
+// str reads the string starting at b[i] == '"' and returns the index after
+// it, recording lone surrogate escapes and bytes that are not UTF-8.
+func (sc *scanner) str(i int) (int, bool) {
+	b := sc.b
+	i++
+	pendingHigh := -1 // the start of a high surrogate escape not yet paired
+	flush := func() {
+		if pendingHigh >= 0 {
+			sc.fix(span{pendingHigh, pendingHigh + 6}, true)
+			pendingHigh = -1
+		}
+	}
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			flush()
+			return i + 1, true
+		case c < 0x20:
+			return 0, false
+		case c >= 0x80:
+			flush()
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				if !utf8.FullRune(b[i:]) {
+					sc.s.cut = true // the input ends inside a character
+					return 0, false
+				}
+				sc.fix(span{i, i + 1}, false)
+			}
+			i += size
+			continue
+		case c != '\\':
+			flush()
+			i++
+			continue
+		}
+		if i+1 >= len(b) {
+			sc.s.cut = true
+			return 0, false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			flush()
+			i += 2
+		case 'u':
+			if i+6 > len(b) {
+				sc.s.cut = isHex(b[i+2:])
+				return 0, false
+			}
+			if !isHex(b[i+2 : i+6]) {
+				return 0, false
+			}
+			u, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			switch {
+			case u >= 0xD800 && u <= 0xDBFF:
+				flush()
+				pendingHigh = i
+			case u >= 0xDC00 && u <= 0xDFFF:
+				if pendingHigh >= 0 && pendingHigh+6 == i {
+					pendingHigh = -1 // a pair
+				} else {
+					flush()
+					sc.fix(span{i, i + 6}, true)
+				}
+			default:
+				flush()
+			}
+			i += 6
+		default:
+			return 0, false
+		}
+	}
+	sc.s.cut = true
+	return 0, false
+}
+
+func (sc *scanner) fix(at span, escape bool) {
+	sc.s.fixes = append(sc.s.fixes, at)
+	sc.s.fixEscapes = append(sc.s.fixEscapes, escape)
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// scanNumber reads a JSON number starting at b[i]; on failure the index
+// where it failed (len(b) when the input ran out).
+func scanNumber(b []byte, i int) (int, bool) {
+	digits := func(j int) int {
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// decode decodes a JSON string token the scan accepted, without its
+// quotes. Only names are decoded (jsonrpc, method, the tool's name, keys
+// of the first two levels); their escapes are rare, and a lone surrogate
+// or a byte that is not UTF-8 there matches no name the gate looks for.
+func decode(tok []byte) string {
+	s := tok[1 : len(tok)-1]
+	plain := true
+	for _, c := range s {
+		if c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(s)
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			u, _ := strconv.ParseUint(string(s[i+1:i+5]), 16, 16)
+			r := rune(u)
+			i += 4
+			if utf16IsHigh(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				lo, _ := strconv.ParseUint(string(s[i+3:i+7]), 16, 16)
+				if utf16IsLow(rune(lo)) {
+					r = (r-0xD800)<<10 + (rune(lo) - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			out = utf8.AppendRune(out, r) // a lone surrogate: U+FFFD
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+func utf16IsHigh(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
+func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r <= 0xDFFF }
