@@ -14,27 +14,14 @@ before the tools are registered; ``info`` keeps FastMCP's default log level
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 import toolerr
-
-ID = Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
-
-
-class Line(BaseModel):
-    sku: str
-    amount: float = Field(gt=0)
-
-
-class Payment(BaseModel):
-    id: ID
-    currency: Literal["EUR", "USD"]
-    lines: list[Line]
-
+from billing_models import ID, Line, Payment
 
 class Address(BaseModel):
     street: str

@@ -36,22 +36,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
+from billing_models import ID, Line, Payment
 from envelopes import FORBIDDEN, failure, internal, not_found
 
 Mode = Literal["auto", "legacy"]
-ID = Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
-
-
-class Line(BaseModel):
-    sku: str
-    amount: float = Field(gt=0)
-
-
-class Payment(BaseModel):
-    id: ID
-    currency: Literal["EUR", "USD"]
-    lines: list[Line]
 
 
 # Models with each tool's parameters, for the errors pydantic reports.

@@ -38,10 +38,10 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from mcp import MCPError
 
-from ._api import ToolErrorException, format_validation, handle_exception, internal_error, tool_failure
+from ._api import ToolErrorException, internal_error
 from ._engine import Toolerr
 from ._errors import ToolerrError
-from ._heal import log_healed, logger, one_line
+from ._heal import log_healed, logger, one_line, raised, rejected, reported
 
 __all__ = ["heal_fastmcp"]
 
@@ -127,38 +127,22 @@ def _result(
     if isinstance(failure, ValidationError):
         cause = failure.__cause__
         if isinstance(cause, pydantic_core.ValidationError):
-            # The arguments failed the tool's signature: pydantic's errors as
-            # they are, and what was sent. Logged by field name only: the
-            # values are the caller's data.
-            fields = sorted({".".join(str(part) for part in error["loc"]) for error in cause.errors()})
-            log_healed("Tool %r rejected arguments: %r", tool, fields)
-            return format_validation(tool, cause, arguments, dialect="pydantic", module=module)
-        # A ValidationError raised on purpose, without pydantic's errors.
-        log_healed("Tool %r failed: %r", tool, str(failure))
-        return tool_failure(str(failure) or type(failure).__name__, tool=tool, module=module)
+            return rejected(tool, cause, arguments, module)
+        return reported(tool, failure, module)  # raised on purpose, without pydantic's errors
     if isinstance(failure, ToolError):
         origin = _wrapped(failure)
         if origin is None:
             # Raised on purpose (by the tool, or by FastMCP in words of its own,
             # such as an upstream's rate limit): the author chose the words.
-            log_healed("Tool %r failed: %r", tool, str(failure))
-            return tool_failure(str(failure) or type(failure).__name__, tool=tool, module=module)
-        if isinstance(origin, ToolErrorException):
-            log_healed("Tool %r raised %s", tool, origin)
-            return handle_exception(origin, tool, module=module)
-        log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
-        if not str(failure).endswith(f": {origin}"):
+            return reported(tool, failure, module)
+        if not isinstance(origin, ToolErrorException) and not str(failure).endswith(f": {origin}"):
             # The server masks error details: the exception's message stays inside.
+            log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
             return internal_error(str(failure), tool=tool, module=module)
-        return handle_exception(origin, tool, module=module)
+        return raised(tool, origin, module)
     if isinstance(failure, (FastMCPError, NotFoundError, DisabledError, MCPError)):
         return None  # FastMCP's own answers: an unknown tool, authorization, a protocol error
-    # Raised by a middleware beneath this one, or a tools/call interceptor.
-    if isinstance(failure, ToolErrorException):
-        log_healed("Tool %r raised %s", tool, failure)
-    else:
-        log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(failure), origin=failure)
-    return handle_exception(failure, tool, module=module)
+    return raised(tool, failure, module)  # from a middleware beneath this one, or a tools/call interceptor
 
 
 def _wrapped(failure: ToolError) -> BaseException | None:

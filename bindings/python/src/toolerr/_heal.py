@@ -43,10 +43,11 @@ from ._errors import ToolerrError
 from ._sdk import check_fastmcp, check_mcp
 
 if TYPE_CHECKING:
+    import pydantic_core
     from fastmcp import FastMCP
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["heal", "log_healed", "one_line"]
+__all__ = ["heal", "log_healed", "one_line", "raised", "rejected", "reported"]
 
 logger = logging.getLogger("toolerr")
 
@@ -184,21 +185,38 @@ def _result(failure: Exception, tool: str, arguments: Any, module: Toolerr | Non
         ):
             seen.add(id(origin))
             origin = origin.__cause__
-        if isinstance(origin, ToolErrorException):
-            log_healed("Tool %r raised %s", tool, origin)
-        else:
-            log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
-        return handle_exception(origin, tool, module=module)
+        return raised(tool, origin, module)
     if cause is None:
         return None  # the SDK's own ToolError, e.g. "Unknown tool: ..."
     if isinstance(cause, pydantic_core.ValidationError):
-        # The arguments failed the tool's signature: the errors as pydantic
-        # reports them, and what was sent. Logged as the SDK does: the field
-        # names only, the values being the caller's data.
-        fields = sorted({".".join(str(part) for part in error["loc"]) for error in cause.errors()})
-        log_healed("Tool %r rejected arguments: %r", tool, fields)
-        return format_validation(tool, cause, arguments, dialect="pydantic", module=module)
+        return rejected(tool, cause, arguments, module)
     # A ToolError or ResourceError raised on purpose: the author's words.
-    log_healed("Tool %r failed: %r", tool, str(cause))
-    return tool_failure(str(cause) or type(cause).__name__, tool=tool, module=module)
+    return reported(tool, cause, module)
 
+
+def rejected(
+    tool: str, errors: pydantic_core.ValidationError, arguments: Any, module: Toolerr | None
+) -> CallToolResult:
+    """Arguments the tool's signature rejected: pydantic's errors as they
+    are, and what was sent. Logged by field name only, as the SDK does: the
+    values are the caller's data."""
+    fields = sorted({".".join(str(part) for part in error["loc"]) for error in errors.errors()})
+    log_healed("Tool %r rejected arguments: %r", tool, fields)
+    return format_validation(tool, errors, arguments, dialect="pydantic", module=module)
+
+
+def reported(tool: str, failure: BaseException, module: Toolerr | None) -> CallToolResult:
+    """An SDK's own error raised on purpose with a message alone: TOOL_FAILURE
+    in the author's words."""
+    log_healed("Tool %r failed: %r", tool, str(failure))
+    return tool_failure(str(failure) or type(failure).__name__, tool=tool, module=module)
+
+
+def raised(tool: str, origin: BaseException, module: Toolerr | None) -> CallToolResult:
+    """What a tool raised: a toolerr error intact, anything else
+    INTERNAL_ERROR (its traceback logged only at DEBUG)."""
+    if isinstance(origin, ToolErrorException):
+        log_healed("Tool %r raised %s", tool, origin)
+    else:
+        log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
+    return handle_exception(origin, tool, module=module)
