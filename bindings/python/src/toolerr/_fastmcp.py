@@ -62,7 +62,13 @@ class _HoldFailureLines(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         held = _held.get()
-        if held is None or not record.getMessage().startswith(_FAILURE_LINES):
+        if held is None:
+            return True
+        try:
+            line = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted is not one of FastMCP's lines
+            return True
+        if not line.startswith(_FAILURE_LINES):
             return True
         held.append(record)
         return False
