@@ -110,7 +110,7 @@ func stated(text string, alt Alt) bool {
 			}
 			continue
 		}
-		if alt.Fold {
+		if alt.Fold || alt.Word {
 			if word(t, s) {
 				return true
 			}

@@ -55,6 +55,7 @@ type Alt struct {
 	Spellings []string
 	Fold      bool // compared without case
 	Number    bool // a number: not a part of a longer number
+	Word      bool // a name: not a part of a longer name
 }
 
 func (a Alt) String() string { return a.Spellings[0] }
@@ -279,7 +280,7 @@ func badEnum(t *Tool, args map[string]any, _ map[string]bool) (Case, bool) {
 		var want []Alt
 		for _, o := range options {
 			if s, ok := o.(string); ok {
-				want = append(want, Alt{Spellings: []string{s}})
+				want = append(want, Alt{Spellings: []string{s}, Word: true})
 			}
 		}
 		return Case{Args: args, Did: name + " = " + encode(wrong),
@@ -353,7 +354,7 @@ func unknownKey(t *Tool, args map[string]any, _ map[string]bool) (Case, bool) {
 	}
 	args[key] = true
 	return Case{Args: args, Did: "added " + key + ": true",
-		Want: Want{Paths: [][]any{{key}}, Constraint: []Alt{{Spellings: []string{key}}}}}, true
+		Want: Want{Paths: [][]any{{key}}, Constraint: []Alt{{Spellings: []string{key}, Word: true}}}}, true
 }
 
 func nestedPath(t *Tool, args map[string]any, _ map[string]bool) (Case, bool) {
@@ -440,7 +441,7 @@ func emptyObject(t *Tool, _ map[string]any, _ map[string]bool) (Case, bool) {
 	want := Want{Issues: len(names)}
 	for _, name := range names {
 		want.Paths = append(want.Paths, []any{name})
-		want.Constraint = append(want.Constraint, Alt{Spellings: []string{name}})
+		want.Constraint = append(want.Constraint, Alt{Spellings: []string{name}, Word: true})
 	}
 	return Case{Args: map[string]any{}, Did: "{}", Want: want}, true
 }
@@ -451,7 +452,7 @@ func wrongToolName(t *Tool, args map[string]any, tools map[string]bool) (Case, b
 		return Case{}, false
 	}
 	return Case{Args: args, Call: name, Did: "called " + name,
-		Want: Want{Constraint: []Alt{{Spellings: []string{t.Name}}}}}, true
+		Want: Want{Constraint: []Alt{{Spellings: []string{t.Name}, Word: true}}}}, true
 }
 
 // nearName is a name a model may write for a tool: separators swapped, or a
