@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 )
 
@@ -20,18 +21,23 @@ type Path struct {
 	Plain  []string
 }
 
-// Paths are every path the bench measures.
-func Paths() []Path {
-	goSrv := []string{"bin/heal-go"}
+// Paths are every path the bench measures; bin is where bin/heal-go,
+// bin/heal-rust and bin/toolerr are (relative to the repository root, or
+// absolute).
+func Paths(bin string) []Path {
+	goSrv := []string{filepath.Join(bin, "heal-go")}
+	goPlain := append(append([]string{}, goSrv...), "-plain")
+	rust := filepath.Join(bin, "heal-rust")
 	node := []string{"node", "tests/heal/servers/node/server.mjs"}
 	python := []string{".venv/bin/python", "tests/heal/servers/python/server.py"}
+	with := func(argv []string, extra ...string) []string { return append(append([]string{}, argv...), extra...) }
 	return []Path{
-		{"go", "Go: go-sdk `mcp.AddTool` + `h.Heal(server)`", goSrv, append(goSrv, "-plain")},
-		{"node-zod3", "Node: `McpServer.registerTool` (zod v3) + `heal(server)`", append(node, "--zod", "3"), append(node, "--zod", "3", "--plain")},
-		{"node-zod4", "Node: `McpServer.registerTool` (zod v4) + `heal(server)`", append(node, "--zod", "4"), append(node, "--zod", "4", "--plain")},
-		{"python", "Python: `MCPServer` (pydantic) + `toolerr.heal(server)`", python, append(python, "--plain")},
-		{"rust", "Rust: rmcp `ToolRouter` + `toolerr::heal`", []string{"bin/heal-rust"}, []string{"bin/heal-rust", "--plain"}},
-		{"proxy", "`toolerr proxy` in front of the plain Go server", []string{"bin/toolerr", "proxy", "--", "bin/heal-go", "-plain"}, append(goSrv, "-plain")},
+		{"go", "Go: go-sdk `mcp.AddTool` + `h.Heal(server)`", goSrv, goPlain},
+		{"node-zod3", "Node: `McpServer.registerTool` (zod v3) + `heal(server)`", with(node, "--zod", "3"), with(node, "--zod", "3", "--plain")},
+		{"node-zod4", "Node: `McpServer.registerTool` (zod v4) + `heal(server)`", with(node, "--zod", "4"), with(node, "--zod", "4", "--plain")},
+		{"python", "Python: `MCPServer` (pydantic) + `toolerr.heal(server)`", python, with(python, "--plain")},
+		{"rust", "Rust: rmcp `ToolRouter` + `toolerr::heal`", []string{rust}, []string{rust, "--plain"}},
+		{"proxy", "`toolerr proxy` in front of the plain Go server", with([]string{filepath.Join(bin, "toolerr"), "proxy", "--"}, goPlain...), goPlain},
 	}
 }
 

@@ -75,6 +75,7 @@ type Options struct {
 	Paths    []string // by name; all when empty
 	MaxTools int
 	Parallel int
+	Bin      string // where the built servers are; "bin" when empty
 }
 
 // Bench is one whole run.
@@ -107,7 +108,11 @@ func Run(ctx context.Context, root string, opts Options) (*Bench, error) {
 		b.Cases = append(b.Cases, Mutations(t, names)...)
 	}
 	var paths []Path
-	for _, p := range Paths() {
+	bin := opts.Bin
+	if bin == "" {
+		bin = "bin"
+	}
+	for _, p := range Paths(bin) {
 		if len(opts.Paths) == 0 || contains(opts.Paths, p.Name) {
 			paths = append(paths, p)
 		}
