@@ -119,6 +119,9 @@ func TestSentClaims_Statements(t *testing.T) {
 		{"(root)", "(missing). Remove or correct unrecognized fields: 'a'.", false},
 		{"(root)", "'a', 'n'. Remove them.", true},
 		{"(root)", "'coupon'.", false},
+		{"(root)", "b: true.", true},
+		{"(root)", "'n': 6.", false},
+		{"(root)", "'n': 5.", true},
 		{"a.literal['x']", "(missing).", false},
 	}
 	for _, tc := range tests {

@@ -210,6 +210,7 @@ var (
 	quotedListRE = regexp.MustCompile(`^'[^']*'(?:, '[^']*')*`)
 	numberRE     = regexp.MustCompile(`^-?[0-9][0-9.e+\-]*`)
 	arrayLenRE   = regexp.MustCompile(`^array\((\d+)\)`)
+	keyValueRE   = regexp.MustCompile(`^('[^']*'|"[^"]*"|[A-Za-z_$][\w$-]*): `)
 )
 
 // claimTrue reports whether claim (the text after "You sent: ") starts with
@@ -238,6 +239,12 @@ func claimTrue(claim string, v any, present bool) bool {
 		m := arrayLenRE.FindStringSubmatch(claim)
 		list, ok := v.([]any)
 		return ok && m[1] == strconv.Itoa(len(list)) && ends(len(m[0]))
+	case keyValueRE.MatchString(claim) && isObject(v):
+		// name: VALUE, for an object: one of its keys and what it holds.
+		m := keyValueRE.FindStringSubmatch(claim)
+		obj, ok := v.(map[string]any)
+		e, has := obj[strings.Trim(m[1], "'\"")]
+		return ok && has && claimTrue(claim[len(m[0]):], e, true)
 	case strings.HasPrefix(claim, "'"):
 		if obj, ok := v.(map[string]any); ok {
 			list := quotedListRE.FindString(claim)
@@ -272,6 +279,11 @@ func claimTrue(claim string, v any, present bool) bool {
 		return err1 == nil && ok && got == want && ends(len(lit))
 	}
 	return false
+}
+
+func isObject(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
 }
 
 func cut(s string, n int) string {

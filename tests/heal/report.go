@@ -25,14 +25,14 @@ func Report(b *Bench, root string) string {
 	p("Refused: the cases the server refused (what a text has to describe; a case a server lets through is counted under [Accepted](#accepted)). ")
 	p("Repaired: of those, the share the repairer turned into a passing call of the intended tool within %d calls, reading toolerr's text, and, beside it, reading the SDK's own text for the same call (the same server without toolerr). ", maxRounds)
 	p("Goals: the repairer repairs 95%% or more of the refused cases from toolerr's text; no \"You sent\" is false.\n\n")
-	p("| path | refused | repaired from toolerr's text | at the first try | repaired from the SDK's text | false \"You sent\" | field named in full | constraint stated | tokens per issue, toolerr / SDK |\n")
+	p("| path | refused | repaired from toolerr's text | at the first try | repaired from the SDK's text | false \"You sent\" | field named in full, toolerr / SDK | constraint stated, toolerr / SDK | tokens per issue, toolerr / SDK |\n")
 	p("|---|---|---|---|---|---|---|---|---|\n")
 	for _, run := range b.Runs {
 		h, s := run.Sum(true, ""), run.Sum(false, "")
 		p("| %s | %d of %d | **%s** (%s) | %s | %s (%s of %d) | **%d** of %d | %s | %s | %s / %s |\n",
 			run.Path.Name, h.Rejected, h.Cases, pct(h.Repaired, h.Rejected), ratio(h.Repaired, h.Rejected), pct(h.FirstTry, h.Rejected),
 			pct(s.Repaired, s.Rejected), ratio(s.Repaired, s.Rejected), s.Cases, h.FalseClaims, h.Claims,
-			pct(h.Named, h.Rejected), pct(h.Stated, h.Rejected), perIssue(h), perIssue(s))
+			pct(h.Named, h.Rejected)+" / "+pct(s.Named, s.Rejected), pct(h.Stated, h.Rejected)+" / "+pct(s.Stated, s.Rejected), perIssue(h), perIssue(s))
 	}
 	p("\n")
 	for _, run := range b.Runs {
