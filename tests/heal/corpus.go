@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -164,12 +165,7 @@ func required(s map[string]any) []string {
 }
 
 func isRequired(s map[string]any, name string) bool {
-	for _, r := range required(s) {
-		if r == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(required(s), name)
 }
 
 // prop is the schema of s's property name, nil when s does not describe it.

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -113,7 +114,7 @@ func Run(ctx context.Context, root string, opts Options) (*Bench, error) {
 		bin = "bin"
 	}
 	for _, p := range Paths(bin) {
-		if len(opts.Paths) == 0 || contains(opts.Paths, p.Name) {
+		if len(opts.Paths) == 0 || slices.Contains(opts.Paths, p.Name) {
 			paths = append(paths, p)
 		}
 	}
@@ -148,15 +149,6 @@ func (c *Corpus) toolList() []*Tool {
 		out[i] = &c.Tools[i]
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // repoRoot is the directory above the working directory that holds go.mod.

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -352,10 +353,8 @@ func quotedOrBare(s string) []string {
 }
 
 func appendNew(list []string, s string) []string {
-	for _, e := range list {
-		if e == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }
