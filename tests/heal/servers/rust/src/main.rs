@@ -64,11 +64,16 @@ async fn main() -> ExitCode {
             other => return fail(&format!("unknown argument {other}")),
         }
     }
-    let corpus: Corpus = match std::fs::read(&corpus_path).map_err(|e| e.to_string()).and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+    let corpus: Corpus = match std::fs::read(&corpus_path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+    {
         Ok(c) => c,
         Err(e) => return fail(&format!("{corpus_path}: {e}")),
     };
-    let bench = Bench { tool_router: router(corpus, plain) };
+    let bench = Bench {
+        tool_router: router(corpus, plain),
+    };
     match bench.serve(stdio()).await {
         Ok(service) => match service.waiting().await {
             Ok(_) => ExitCode::SUCCESS,
