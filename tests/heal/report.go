@@ -75,7 +75,7 @@ func Report(b *Bench, root string) string {
 	})
 
 	p("## The texts, side by side\n\n")
-	p("For each mutation, the first case of the corpus it applies to: what each path answers with toolerr, and the same server without it.\n\n")
+	p("For each mutation, one case (the first of the corpus that some path could not repair from one of the two texts, else the first it applies to): what each path answers with toolerr, and the same server without it.\n\n")
 	sideBySide(w, b)
 
 	p("## How it was measured\n\n")
@@ -211,13 +211,7 @@ func falseSent(w *strings.Builder, b *Bench) {
 
 func sideBySide(w *strings.Builder, b *Bench) {
 	for _, kind := range Kinds {
-		i := -1
-		for j := range b.Cases {
-			if b.Cases[j].Kind == kind {
-				i = j
-				break
-			}
-		}
+		i := example(b, kind)
 		if i < 0 {
 			continue
 		}
@@ -231,6 +225,28 @@ func sideBySide(w *strings.Builder, b *Bench) {
 		}
 		w.WriteString("\n")
 	}
+}
+
+// example picks the case of a kind shown side by side: the first that some
+// path could not repair from one of the two texts, else the first; -1 when
+// the kind applies to no tool.
+func example(b *Bench, kind string) int {
+	first := -1
+	for j := range b.Cases {
+		if b.Cases[j].Kind != kind {
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		for _, run := range b.Runs {
+			r := run.Results[j]
+			if !r.Healed.Accepted && !r.Healed.Repaired || !r.Plain.Accepted && !r.Plain.Repaired {
+				return j
+			}
+		}
+	}
+	return first
 }
 
 func answerCell(s Side) string {
