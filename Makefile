@@ -13,7 +13,7 @@ WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/tool
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
 	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
+.PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
@@ -139,3 +139,11 @@ endif
 # and docs/bench.svg.
 bench: prepare
 	$(GO) run ./tests/bench
+
+# heal-bench measures what a model reads when its tool call is wrong, on
+# every heal path and toolerr proxy against the SDKs' own texts, and writes
+# docs/HEALING.md (tests/heal/README.md). Not part of make test; `go test
+# ./tests/heal` is.
+heal-bench:
+	bash tests/heal/build.sh
+	$(GO) run ./tests/heal
