@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 4
+	Minor = 5
 )
 
 // Version is Major.Minor as describe reports it.
@@ -46,6 +46,7 @@ var Exports = []Export{
 	{"contract_diff", "1.2"},
 	{"check_result", "1.3"},
 	{"gate", "1.4"},
+	{"tool_failure", "1.5"},
 }
 
 // ExportNames returns the names of Exports in order.
@@ -103,7 +104,7 @@ var CanonicalCodes = []string{
 	"UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "TIMEOUT",
 	"SERVER_BUSY", "DEPRECATED", "AUTH_REQUIRED",
 	"HANDOFF_UPSTREAM_UNAVAILABLE", "HANDOFF_NAMESPACE_MISMATCH",
-	"HANDOFF_CONNECTING",
+	"HANDOFF_CONNECTING", "TOOL_FAILURE",
 }
 
 // Error is the typed failure of a call: an ABI code and a message naming

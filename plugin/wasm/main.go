@@ -159,6 +159,9 @@ func checkResult() int32 { return runExtism("check_result") }
 //go:wasmexport gate
 func gateLine() int32 { return runExtism("gate") }
 
+//go:wasmexport tool_failure
+func toolFailure() int32 { return runExtism("tool_failure") }
+
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls; the
 // response buffer is reused by the next call.

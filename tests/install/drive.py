@@ -2,9 +2,12 @@
 would: initialize, then two calls of billing.get_invoice, one with
 arguments the tool's schema refuses and one its handler answers with the
 NOT_FOUND tool error. Checks both envelopes, that the server exits when its
-stdin closes, and that it wrote nothing on stderr. Standard library only.
+stdin closes, and that it wrote nothing on stderr. With --quickstart (a
+quickstart of examples/, which has billing.export_invoices), a third call
+whose handler crashes must answer INTERNAL_ERROR, still with nothing on
+stderr. Standard library only.
 
-    python3 drive.py [--] COMMAND [ARG...]
+    python3 drive.py [--quickstart] [--] COMMAND [ARG...]
 
 Any byte on the server's stderr is a failure. Exits 0 when every check
 holds, else 1 with what went wrong on stderr.
@@ -43,8 +46,18 @@ EXPECT = {
 }
 
 
+CRASH = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "billing.export_invoices", "arguments": {}}}
+CRASH_EXPECT = '<tool_error code="INTERNAL_ERROR" severity="error">\n<message>[billing.export_invoices] '
+
+
 def main(argv: list[str]) -> int:
+    quickstart = bool(argv) and argv[0] == "--quickstart"
+    if quickstart:
+        argv = argv[1:]
     command = argv[1:] if argv and argv[0] == "--" else argv
+    requests = REQUESTS + [CRASH] if quickstart else REQUESTS
+    expect = {**EXPECT, 4: CRASH_EXPECT} if quickstart else EXPECT
     proc = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8"
     )
@@ -65,7 +78,7 @@ def main(argv: list[str]) -> int:
 
     answers: dict[int, dict[str, object]] = {}
     try:
-        for request in REQUESTS:
+        for request in requests:
             proc.stdin.write(json.dumps(request) + "\n")
             proc.stdin.flush()
             if "id" not in request:
@@ -94,7 +107,7 @@ def main(argv: list[str]) -> int:
         errors.append(f"the server did not exit within {TIMEOUT:.0f}s of its stdin closing")
     reader.join(timeout=TIMEOUT)
 
-    for id_, prefix in EXPECT.items():
+    for id_, prefix in expect.items():
         answer = answers.get(id_)
         if answer is None:
             continue

@@ -25,7 +25,11 @@
 # environment), each into a fresh virtual environment, offline: pip gets
 # every dependency from a wheelhouse the repository environment's pip
 # downloads once, pinned by the same requirements file, and keeps under
-# ${TOOLERR_VENV:-.venv}/install-wheelhouse.
+# ${TOOLERR_VENV:-.venv}/install-wheelhouse. The folder's environment also
+# serves the MCPServer quickstart (examples/python/quickstart.py), and one
+# more gets toolerr[fastmcp] as the README's FastMCP lines say and serves the
+# README's FastMCP example and the FastMCP quickstart; each quickstart is
+# driven with its crashing tool too (drive.py --quickstart), stderr empty.
 #
 # Rust: a new crate with the README's [dependencies] and dev profile and its
 # first example (a whole server) as src/main.rs, taking toolerr by path from
@@ -185,14 +189,14 @@ print(toolerr.result_text(toolerr.required("id")).splitlines()[0], toolerr.__ver
 # INFO line the SDK and heal() log for each failed call stays off stderr:
 # its stderr must be empty, as every other language's.
 
-wheelhouse() { # fills $wheels with every dependency of toolerr[mcp], pinned, and flit_core
+wheelhouse() { # fills $wheels with every dependency of toolerr[mcp,fastmcp], pinned, and flit_core
   local key
   key="$(cat "$repo/bindings/python/requirements-dev.txt" "$repo/bindings/python/pyproject.toml" | sha256sum | cut -c1-16)"
   wheels="$venv/install-wheelhouse/$key"
   [ -f "$wheels/.complete" ] && return 0
   rm -rf "$venv/install-wheelhouse" && mkdir -p "$wheels" &&
     "$venv/bin/python" -m pip download --quiet --disable-pip-version-check -d "$wheels" \
-      -c "$repo/bindings/python/requirements-dev.txt" "$repo/bindings/python[mcp]" "flit_core==4.2.0" &&
+      -c "$repo/bindings/python/requirements-dev.txt" "$repo/bindings/python[mcp,fastmcp]" "flit_core==4.2.0" &&
     touch "$wheels/.complete"
 }
 
@@ -209,6 +213,30 @@ check_python_way() { # check_python_way NAME INSTALL_SCRIPT
     python3 "$3/drive.py" .venv/bin/python server.py' _ "$dir" "$repo" "$here"
 }
 
+# python_block N: the README's Nth ```python block.
+python_block() {
+  awk -v want="$1" '/^```python$/ { if (++n == want) { f = 1; next } } /^```$/ { if (f) exit } f' \
+    "$repo/bindings/python/README.md"
+}
+
+check_python_quickstart() { # check_python_quickstart NAME DIR FILE: examples/python/FILE served from DIR's .venv
+  check "python $1 quickstart" bash -c '
+    cd "$1" && cp "$2/examples/python/$3" "$3" &&
+    python3 "$4/drive.py" --quickstart .venv/bin/python "$3"' _ "$2" "$repo" "$3" "$here"
+}
+
+check_python_fastmcp() { # the README's FastMCP install, its FastMCP example and the FastMCP quickstart
+  local dir="$work/python-fastmcp"
+  mkdir -p "$dir"
+  check "python fastmcp install" in_dir "$dir" "$(readme_install "$repo/bindings/python/README.md" 2)"
+  check "python fastmcp import" expect "$want_text $version $version" \
+    bash -c 'cd "$1" && .venv/bin/python -c "$2"' _ "$dir" "$PY_IMPORT"
+  check "python fastmcp server" bash -c '
+    cd "$1" && printf "%s\n" "$2" >server.py && cat server.py &&
+    python3 "$3/drive.py" .venv/bin/python server.py' _ "$dir" "$(python_block 2)" "$here"
+  check_python_quickstart fastmcp "$dir" quickstart_fastmcp.py
+}
+
 check_python() {
   local wheels="" dist="$work/python-dist"
   # The repository environment, with build and flit_core (make test's prepare phase made it).
@@ -220,6 +248,8 @@ check_python() {
   # build the folder and the sdist) from the wheelhouse.
   export PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels" PIP_DISABLE_PIP_VERSION_CHECK=1
   check_python_way path "$(readme_install "$repo/bindings/python/README.md" 1)"
+  check_python_quickstart path "$work/python-path" quickstart.py
+  check_python_fastmcp
   # The README's second block, with the repository environment's build (pinned) and its flit_core.
   check "python build" "$venv/bin/python" -m build --no-isolation --outdir "$dist" "$repo/bindings/python"
   check_python_way wheel "$python -m venv .venv && .venv/bin/pip install '$dist/toolerr-$version-py3-none-any.whl[mcp]'"

@@ -34,3 +34,17 @@ def internal(tool: str, message: str) -> str:
 <message>[{tool}] {message}</message>
 <recovery>{RECOVERY}</recovery>
 </tool_error>"""
+
+
+FAILURE_RECOVERY = (
+    "The tool reported this failure itself. Correct the call if the message shows what was wrong with it; "
+    "otherwise tell the user what failed."
+)
+
+
+def failure(tool: str, message: str) -> str:
+    """TOOL_FAILURE for an SDK error tool raised on purpose."""
+    return f"""<tool_error code="TOOL_FAILURE" severity="error">
+<message>[{tool}] {message}</message>
+<recovery>{FAILURE_RECOVERY}</recovery>
+</tool_error>"""

@@ -59,6 +59,15 @@ def test_warning_rides_the_success_path() -> None:
 def test_helpers() -> None:
     assert text(toolerr.rate_limited(3, 60, 60, key="billing.pay_invoice")) == RATE_LIMITED
     assert text(toolerr.internal_error("exporter backend unavailable", tool="billing.export_invoices")) == INTERNAL
+    assert text(toolerr.tool_failure("Invoice inv_001 is locked", tool="billing.lock_invoice", action="lock")) == (
+        '<tool_error code="TOOL_FAILURE" severity="error">\n'
+        "<message>[billing.lock_invoice/lock] Invoice inv_001 is locked</message>\n"
+        "<recovery>The tool reported this failure itself. Correct the call if the message shows what was wrong "
+        "with it; otherwise tell the user what failed.</recovery>\n</tool_error>"
+    )
+    assert toolerr.tool_failure("m").is_error is True
+    with pytest.raises(toolerr.ToolerrError, match='tool_failure: "message" must not be empty'):
+        toolerr.tool_failure("")
     assert text(toolerr.simple_error("m")) == "<tool_error>\n<message>m</message>\n</tool_error>"
     assert text(toolerr.simple_error("m", "X")) == '<tool_error code="X">\n<message>m</message>\n</tool_error>'
     required = text(toolerr.required("project_id"))

@@ -12,6 +12,7 @@ tool's parameters, so they come from the module; a few are also written out.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import pydantic
 import pytest
@@ -30,27 +31,16 @@ import toolerr
 from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from envelopes import FORBIDDEN, internal, not_found
+from billing_models import ID, Line, Payment
+from envelopes import FORBIDDEN, failure, internal, not_found
 
 Mode = Literal["auto", "legacy"]
-ID = Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
-
-
-class Line(BaseModel):
-    sku: str
-    amount: float = Field(gt=0)
-
-
-class Payment(BaseModel):
-    id: ID
-    currency: Literal["EUR", "USD"]
-    lines: list[Line]
 
 
 # Models with each tool's parameters, for the errors pydantic reports.
@@ -119,6 +109,10 @@ def build(healed: bool = True) -> MCPServer[Any]:
     @server.tool(name="billing.lock_invoice")
     def lock_invoice(id: str) -> str:  # noqa: A002
         raise ToolError(f"Invoice {id} is locked")
+
+    @server.tool(name="billing.hold_invoice")
+    def hold_invoice() -> str:
+        raise ResourceError()  # raised on purpose, without a message
 
     @server.tool(name="billing.parse_amount")
     def parse_amount(text: str) -> str:
@@ -234,8 +228,9 @@ async def test_failures_become_envelopes(mode: Mode) -> None:
         ("billing.list_invoices", {"page_size": 2}, [DEPRECATED], False),
         ("billing.list_invoices", {"limit": 2}, ["[]"], False),
         ("billing.export_invoices", {}, [internal("billing.export_invoices", "exporter backend unavailable")], True),
-        ("billing.lock_invoice", {"id": "inv_001"}, [internal("billing.lock_invoice", "Invoice inv_001 is locked")],
+        ("billing.lock_invoice", {"id": "inv_001"}, [failure("billing.lock_invoice", "Invoice inv_001 is locked")],
          True),
+        ("billing.hold_invoice", {}, [failure("billing.hold_invoice", "ResourceError")], True),
         ("billing.explode", {}, [internal("billing.explode", "ValueError")], True),
     ]
     failures = []
@@ -336,6 +331,28 @@ async def test_heal_uses_the_module_given() -> None:
         assert module.live_instances == 1  # the call went through this module
     finally:
         module.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG])
+async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFixture, level: int) -> None:
+    """One INFO record per healed failure on the toolerr logger; the crash's
+    traceback only when that logger is enabled for DEBUG."""
+    caplog.set_level(level, logger="toolerr")
+    async with connect(build()) as client:
+        for tool, args in [("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
+                           ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {})]:
+            await client.call_tool(tool, args)
+    records = [r for r in caplog.records if r.name == "toolerr"]
+    assert [(r.levelno, r.getMessage()) for r in records] == [
+        (logging.INFO, "Tool 'billing.get_invoice' rejected arguments: ['id']"),
+        (logging.INFO, "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID"),
+        (logging.INFO, "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'"),
+        (logging.INFO, "Tool 'billing.export_invoices' raised an unexpected exception: "
+                       "RuntimeError: exporter backend unavailable"),
+    ]
+    tracebacks = [r.getMessage() for r in records if r.exc_info]
+    assert tracebacks == ([] if level == logging.INFO else [records[-1].getMessage()])
 
 
 def test_heal_refuses_what_is_not_an_mcpserver() -> None:

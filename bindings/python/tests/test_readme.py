@@ -117,6 +117,12 @@ def test_readme_opens_with_heal() -> None:
     assert "toolerr.heal(server)" in first[1] and "server.run()" in first[1]
     assert len(first[1].splitlines()) <= 10
     assert "`mcp>=2.3,<3`" in text.split("## Install")[0]
+    # And the FastMCP integration, the same way, before Install too.
+    second = BLOCKS[1]
+    assert second[0] == "python" and text.index(second[1]) < text.index("## Install")
+    assert "from fastmcp import FastMCP" in second[1] and "toolerr.heal(mcp)" in second[1] and "mcp.run(" in second[1]
+    assert len(second[1].splitlines()) <= 10
+    assert "`fastmcp>=4.1.6,<5`" in text.split("## Install")[0]
 
 
 @pytest.fixture
@@ -125,14 +131,15 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.anyio
-async def test_heal_snippet_serves_envelopes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("block", [0, 1], ids=["mcpserver", "fastmcp"])
+async def test_heal_snippet_serves_envelopes(tmp_path: Path, block: int) -> None:
     import pydantic
     import toolerr
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     server = tmp_path / "server.py"
-    server.write_text(BLOCKS[0][1], encoding="utf-8")
+    server.write_text(BLOCKS[block][1], encoding="utf-8")
     params = StdioServerParameters(command=sys.executable, args=[str(server)])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

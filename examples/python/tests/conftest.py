@@ -9,7 +9,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -41,10 +41,11 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def stdio_session(server: Path) -> AsyncIterator[ClientSession]:
-    """An initialized client session with the Python server at server."""
+async def stdio_session(server: Path, errlog: TextIO = sys.stderr) -> AsyncIterator[ClientSession]:
+    """An initialized client session with the Python server at server, whose
+    stderr goes to errlog."""
     params = StdioServerParameters(command=sys.executable, args=[str(server)], cwd=str(ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
 

@@ -1,18 +1,23 @@
-"""The quickstart server (examples/python/quickstart.py: the SDK's MCPServer,
-type hints, and toolerr.heal) as a real subprocess over stdio, driven by the
-SDK's own ClientSession.
+"""The quickstart servers as real subprocesses over stdio, driven by the
+SDK's own ClientSession: examples/python/quickstart.py (the SDK's MCPServer,
+type hints, and toolerr.heal) and examples/python/quickstart_fastmcp.py
+(the same server written with FastMCP, and the same line).
 
 A validation error must be exactly what the binding's ``format_validation``
 renders for the errors pydantic reports on the same arguments against the
-tool's parameter, with those arguments; the other answers are written out.
+tool's parameter (for FastMCP, against a function with the tool's
+signature, which is what FastMCP checks), with those arguments; the other
+answers are written out.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import pydantic
 import pytest
@@ -23,7 +28,11 @@ from pydantic import BaseModel, Field
 from conftest import stdio_session, texts
 
 ROOT = Path(__file__).resolve().parents[3]
-SERVER = ROOT / "examples" / "python" / "quickstart.py"
+SERVERS = {
+    "mcpserver": ROOT / "examples" / "python" / "quickstart.py",
+    "fastmcp": ROOT / "examples" / "python" / "quickstart_fastmcp.py",
+}
+SERVER = SERVERS["mcpserver"]
 #: The calls every language's quickstart answers alike.
 SHARED = ROOT / "examples" / "quickstart.json"
 
@@ -34,29 +43,41 @@ class GetInvoiceArgs(BaseModel):
     id: Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]
 
 
-def quickstart() -> AbstractAsyncContextManager[ClientSession]:
-    return stdio_session(SERVER)
+def get_invoice(id: Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]) -> None:  # noqa: A002
+    """billing.get_invoice's signature, which FastMCP checks the arguments against."""
 
 
-def expected_validation(args: dict[str, Any]) -> list[str]:
+@pytest.fixture(params=sorted(SERVERS))
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def quickstart(kind: str, errlog: TextIO = sys.stderr) -> AbstractAsyncContextManager[ClientSession]:
+    return stdio_session(SERVERS[kind], errlog)
+
+
+def expected_validation(kind: str, args: dict[str, Any]) -> list[str]:
     try:
-        GetInvoiceArgs.model_validate(args)
+        if kind == "fastmcp":
+            pydantic.TypeAdapter(get_invoice).validate_python(args)
+        else:
+            GetInvoiceArgs.model_validate(args)
     except pydantic.ValidationError as exc:
         return texts(toolerr.format_validation("billing.get_invoice", exc, args, dialect="pydantic"))
     raise AssertionError(f"valid: {args}")
 
 
 @pytest.mark.anyio
-async def test_quickstart_over_stdio() -> None:
+async def test_quickstart_over_stdio(kind: str) -> None:
     failures: list[str] = []
-    async with quickstart() as session:
+    async with quickstart(kind) as session:
         listed = await session.list_tools()
         assert sorted(t.name for t in listed.tools) == ["billing.export_invoices", "billing.get_invoice"]
 
         for args in ({}, {"id": 5}, {"id": "INV-1"}):
             result = await session.call_tool("billing.get_invoice", args)
             got = texts(result)
-            want = expected_validation(args)
+            want = expected_validation(kind, args)
             if (got, result.is_error) != (want, True):
                 failures.append(f"{args}: {result.is_error} {got}\nwant {want}")
             if len(got) != 1 or not got[0].startswith('<validation_error action="billing.get_invoice">\n<field name="id">'):
@@ -79,9 +100,9 @@ async def test_quickstart_over_stdio() -> None:
 
 
 @pytest.mark.anyio
-async def test_quickstart_errors_read_back() -> None:
+async def test_quickstart_errors_read_back(kind: str) -> None:
     """A client reads the envelopes back: toolerr.call_tool raises ClientError."""
-    async with quickstart() as session:
+    async with quickstart(kind) as session:
         with pytest.raises(toolerr.ClientError) as invalid:
             await toolerr.call_tool(session, "billing.get_invoice", {"id": "INV-1"})
         assert (invalid.value.code, [f.name for f in invalid.value.fields]) == ("VALIDATION_ERROR", ["id"])
@@ -92,7 +113,7 @@ async def test_quickstart_errors_read_back() -> None:
 
 
 @pytest.mark.anyio
-async def test_quickstart_answers_the_shared_calls() -> None:
+async def test_quickstart_answers_the_shared_calls(kind: str) -> None:
     """examples/quickstart.json: one text block that is text, or starts with
     startsWith, or whose JSON equals json; isError as given."""
     if not SHARED.exists():
@@ -100,7 +121,7 @@ async def test_quickstart_answers_the_shared_calls() -> None:
     calls = json.loads(SHARED.read_text(encoding="utf-8"))["calls"]
     assert calls
     failures = []
-    async with quickstart() as session:
+    async with quickstart(kind) as session:
         for call in calls:
             result = await session.call_tool(call["tool"], call["arguments"])
             got = texts(result)
@@ -114,6 +135,42 @@ async def test_quickstart_answers_the_shared_calls() -> None:
             if not ok:
                 failures.append(f"{call}: {result.is_error} {got}")
     assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.anyio
+async def test_quickstart_writes_nothing_on_stderr_for_200_failing_calls(kind: str) -> None:
+    """Bad arguments, a raised toolerr error and a crash, 200 calls in all:
+    each answered with its envelope, and stderr stays empty."""
+    failing = [("billing.get_invoice", {"id": 5}, "<validation_error"),
+               ("billing.get_invoice", {"id": "inv_404"}, '<tool_error code="NOT_FOUND"'),
+               ("billing.export_invoices", {}, '<tool_error code="INTERNAL_ERROR"'),
+               ("billing.get_invoice", {}, "<validation_error")]
+    wrong = []
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        async with quickstart(kind, errlog) as session:
+            for i in range(200):
+                tool, args, prefix = failing[i % len(failing)]
+                result = await session.call_tool(tool, args)
+                if not (result.is_error and texts(result)[0].startswith(prefix)):
+                    wrong.append(f"{tool} {args}: {texts(result)}")
+        errlog.seek(0)
+        stderr = errlog.read()
+    assert not wrong, wrong[:3]
+    assert stderr == ""
+
+
+def test_quickstart_fastmcp_is_written_fastmcps_way() -> None:
+    """No XML, no hand-written validation, no low-level handler: FastMCP's
+    server with type hints, and the same one line."""
+    source = SERVERS["fastmcp"].read_text(encoding="utf-8").split('"""', 2)[2]
+    assert 'mcp = FastMCP("billing")' in source
+    assert '@mcp.tool(name="billing.get_invoice")' in source
+    assert 'id: Annotated[str, Field(pattern=r"^inv_[0-9]{3}$")]' in source
+    assert source.count("toolerr.heal(mcp)") == 1
+    assert 'mcp.run(show_banner=False, log_level="WARNING")' in source  # as the binding's README
+    for absent in ("<tool_error", "<validation_error", "lowlevel", "validate(", "format_validation", "re.match",
+                   "Middleware", "mcp.server.mcpserver"):
+        assert absent not in source, absent
 
 
 def test_quickstart_is_written_the_sdks_way() -> None:

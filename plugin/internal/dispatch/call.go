@@ -92,6 +92,7 @@ var exports = map[string]func(*call, []byte) *abi.Error{
 	"simple_error":      callSimpleError,
 	"required_field":    callRequiredField,
 	"internal_error":    callInternalError,
+	"tool_failure":      callToolFailure,
 	"rate_limited":      callRateLimited,
 	"server_busy":       callServerBusy,
 	"escape":            callEscape,

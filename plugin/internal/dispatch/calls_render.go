@@ -123,31 +123,55 @@ func callInternalError(c *call, input []byte) *abi.Error {
 	if err != nil {
 		return err
 	}
-	message, err := r.requiredString(r.obj, "", "message")
+	message, tool, action, err := r.messageToolAction()
 	if err != nil {
 		return err
 	}
-	tool, err := r.optionalString(r.obj, "", "tool")
-	if err != nil {
-		return err
-	}
-	action, err := r.optionalString(r.obj, "", "action")
-	if err != nil {
-		return err
-	}
-	var toolName, actionName string
-	if tool != nil {
-		toolName = *tool
-	}
-	if action != nil {
-		actionName = *action
-	}
-	if actionName != "" && toolName == "" {
-		return r.fail(`"action" needs "tool"`)
-	}
-	t := render.InternalError(message, toolName, actionName)
-	c.toolResult(render.RenderToolError(t), true)
+	c.toolResult(render.RenderToolError(render.InternalError(message, tool, action)), true)
 	return nil
+}
+
+func callToolFailure(c *call, input []byte) *abi.Error {
+	r, err := c.decode("tool_failure", input, "message", "tool", "action")
+	if err != nil {
+		return err
+	}
+	message, tool, action, err := r.messageToolAction()
+	if err != nil {
+		return err
+	}
+	if message == "" {
+		return r.fail(`"message" must not be empty`)
+	}
+	c.toolResult(render.RenderToolError(render.ToolFailure(message, tool, action)), true)
+	return nil
+}
+
+// messageToolAction reads the {message, tool?, action?} request of
+// internal_error and tool_failure; an absent tool or action is "", and an
+// action needs a tool.
+func (r *request) messageToolAction() (message, tool, action string, err *abi.Error) {
+	if message, err = r.requiredString(r.obj, "", "message"); err != nil {
+		return "", "", "", err
+	}
+	toolField, err := r.optionalString(r.obj, "", "tool")
+	if err != nil {
+		return "", "", "", err
+	}
+	actionField, err := r.optionalString(r.obj, "", "action")
+	if err != nil {
+		return "", "", "", err
+	}
+	if toolField != nil {
+		tool = *toolField
+	}
+	if actionField != nil {
+		action = *actionField
+	}
+	if action != "" && tool == "" {
+		return "", "", "", r.fail(`"action" needs "tool"`)
+	}
+	return message, tool, action, nil
 }
 
 func callRateLimited(c *call, input []byte) *abi.Error {

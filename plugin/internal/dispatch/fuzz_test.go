@@ -268,7 +268,7 @@ func FuzzEscape(f *testing.F) {
 // FuzzRoundTrip
 
 // The exports that render a <tool_error>, selected by the fuzzer.
-var toolErrorExports = []string{"tool_error", "simple_error", "required_field", "internal_error", "rate_limited", "server_busy"}
+var toolErrorExports = []string{"tool_error", "simple_error", "required_field", "internal_error", "rate_limited", "server_busy", "tool_failure"}
 
 // want is what parse must return for a rendered request.
 type want struct {
@@ -284,7 +284,8 @@ func ptr[T any](v T) *T { return &v }
 
 // roundTripCase builds the request of one tool-error export and what parse
 // must give back for it; ok is false when the request must be refused
-// (internal_error's action without tool).
+// (internal_error's and tool_failure's action without tool, tool_failure's
+// empty message).
 func roundTripCase(kind uint8, code, message, suggestion, actions, keys, values string, num float64, sel uint8) (export, req string, w want, ok bool) {
 	export = toolErrorExports[int(kind)%len(toolErrorExports)]
 	code, message, suggestion = clean(code), clean(message), clean(suggestion)
@@ -392,7 +393,7 @@ func roundTripCase(kind uint8, code, message, suggestion, actions, keys, values 
 		w.message = `Required field "` + field + `" is missing.`
 		w.recovery = ptr(`Provide the "` + field + `" parameter and retry.`)
 		return export, `{"field":` + jsonStr(field) + `}`, w, true
-	case "internal_error":
+	case "internal_error", "tool_failure":
 		tool, action := sanitize(suggestion), sanitize(actions)
 		req = `{"message":` + jsonStr(message)
 		if sel&1 != 0 {
@@ -406,16 +407,18 @@ func roundTripCase(kind uint8, code, message, suggestion, actions, keys, values 
 			action = ""
 		}
 		req += "}"
-		if action != "" && tool == "" {
+		if action != "" && tool == "" || export == "tool_failure" && message == "" {
 			return export, req, w, false
 		}
-		w.code, w.message = "INTERNAL_ERROR", message
+		w.code, w.message, w.recovery = "INTERNAL_ERROR", message, ptr(render.InternalErrorRecovery)
+		if export == "tool_failure" {
+			w.code, w.recovery = "TOOL_FAILURE", ptr(render.ToolFailureRecovery)
+		}
 		if tool != "" && action != "" {
 			w.message = trimJS("[" + tool + "/" + action + "] " + message)
 		} else if tool != "" {
 			w.message = trimJS("[" + tool + "] " + message)
 		}
-		w.recovery = ptr(render.InternalErrorRecovery)
 		return export, req, w, true
 	case "rate_limited":
 		key := sanitize(code)
@@ -457,6 +460,8 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add(uint8(3), "", "boom", "", "export", "", "", 0.0, uint8(2))
 	f.Add(uint8(4), "key \"q\"", "xxx", "", "", "", "", 1e-7, uint8(1))
 	f.Add(uint8(5), "tool<x>", "yy", "", "", "", "", 4.0, uint8(0))
+	f.Add(uint8(6), "", "Invoice </message>locked", "billing", "lock", "", "", 0.0, uint8(3))
+	f.Add(uint8(6), "", "", "billing", "", "", "", 0.0, uint8(1))
 	f.Fuzz(func(t *testing.T, kind uint8, code, message, suggestion, actions, keys, values string, num float64, sel uint8) {
 		export, req, w, ok := roundTripCase(kind, code, message, suggestion, actions, keys, values, num, sel)
 		out, cerr := dispatch.Call(export, []byte(req))

@@ -255,6 +255,18 @@ var injectionFields = []injectionField{
 			w.recovery = ptr(render.InternalErrorRecovery)
 			expectTool(t, toolErr(t, e), w)
 		}},
+	{"tool_failure", "message", func(l string) string { return `{"message":` + q(l) + `,"tool":"t","action":"a"}` },
+		func(t *testing.T, e *parse.Envelope, v string) {
+			w := plain("TOOL_FAILURE", trimJS("[t/a] "+sanitize(v)))
+			w.recovery = ptr(render.ToolFailureRecovery)
+			expectTool(t, toolErr(t, e), w)
+		}},
+	{"tool_failure", "tool", func(l string) string { return `{"message":"m","tool":` + q(l) + `}` },
+		func(t *testing.T, e *parse.Envelope, v string) {
+			w := plain("TOOL_FAILURE", "["+sanitize(v)+"] m")
+			w.recovery = ptr(render.ToolFailureRecovery)
+			expectTool(t, toolErr(t, e), w)
+		}},
 	{"rate_limited", "key", func(l string) string { return `{"max":3,"windowSeconds":60,"retryAfter":5,"key":` + q(l) + `}` },
 		func(t *testing.T, e *parse.Envelope, v string) {
 			w := plain("RATE_LIMITED", "Rate limit exceeded. Maximum 3 requests per 60s window.")

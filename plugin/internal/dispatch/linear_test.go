@@ -251,6 +251,9 @@ func TestLinear_SmallRenderers(t *testing.T) {
 		{"internal_error", func(k int) string {
 			return `{"message":"` + text(k) + `","tool":"` + text(k) + `","action":"` + text(k) + `"}`
 		}},
+		{"tool_failure", func(k int) string {
+			return `{"message":"` + text(k) + `","tool":"` + text(k) + `","action":"` + text(k) + `"}`
+		}},
 		{"rate_limited", func(k int) string {
 			return `{"max":1e308,"windowSeconds":1e-300,"retryAfter":123456.789,"key":"` + text(k) + `"}`
 		}},

@@ -157,13 +157,33 @@ const InternalErrorRecovery = "This is an unexpected server-side failure, not a 
 // InternalError builds the envelope for an unmarked exception in a handler.
 // The message is prefixed with [tool/action] or [tool] when they are given.
 func InternalError(message, tool, action string) *ToolError {
+	return &ToolError{Code: "INTERNAL_ERROR", Message: prefixed(message, tool, action), Suggestion: InternalErrorRecovery, Severity: "error"}
+}
+
+// ToolFailureRecovery is the recovery of every TOOL_FAILURE envelope. It
+// makes no claim the host cannot know (that the failure was unexpected, or
+// that the arguments were fine or wrong) and invites no blind retry; it does
+// not tell the model to obey the message either, which is server text.
+const ToolFailureRecovery = "The tool reported this failure itself. " +
+	"Correct the call if the message shows what was wrong with it; otherwise tell the user what failed."
+
+// ToolFailure builds the envelope for a failure a handler reported on purpose
+// with a message alone: an SDK's own error type raised by the tool's author
+// (FastMCP's ToolError, for one), whose words are kept and whose kind is not
+// known. The message is prefixed as InternalError prefixes it.
+func ToolFailure(message, tool, action string) *ToolError {
+	return &ToolError{Code: "TOOL_FAILURE", Message: prefixed(message, tool, action), Suggestion: ToolFailureRecovery, Severity: "error"}
+}
+
+// prefixed is message after [tool/action] or [tool] when they are given.
+func prefixed(message, tool, action string) string {
 	switch {
 	case tool != "" && action != "":
-		message = "[" + tool + "/" + action + "] " + message
+		return "[" + tool + "/" + action + "] " + message
 	case tool != "":
-		message = "[" + tool + "] " + message
+		return "[" + tool + "] " + message
 	}
-	return &ToolError{Code: "INTERNAL_ERROR", Message: message, Suggestion: InternalErrorRecovery, Severity: "error"}
+	return message
 }
 
 // RateLimited builds the reference rate limiter's envelope.

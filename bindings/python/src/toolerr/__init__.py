@@ -5,8 +5,9 @@ the same bytes the Go, Node and Rust hosts load; this package builds
 requests, calls the module through Extism, and wraps the responses as the
 ``mcp`` package's ``CallToolResult``.
 
-``heal(server)`` makes an ``mcp`` ``MCPServer`` answer every tool failure
-with an envelope (supported SDK releases: :data:`SUPPORTED_MCP`).
+``heal(server)`` makes an ``mcp`` ``MCPServer`` or a FastMCP 4 server answer
+every tool failure with an envelope (supported releases:
+:data:`SUPPORTED_MCP`, :data:`SUPPORTED_FASTMCP`).
 
 The module-level functions use one process-wide module, loaded (sha256 and
 ABI major checked) on first use; :class:`Toolerr` loads another, and every
@@ -40,12 +41,13 @@ from ._api import (
     simple_error,
     to_call_tool_result,
     tool_error,
+    tool_failure,
     validate,
 )
 from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
 from ._heal import heal
-from ._sdk import SUPPORTED_MCP, MCPVersionError
+from ._sdk import SUPPORTED_FASTMCP, SUPPORTED_MCP, FastMCPVersionError, MCPVersionError
 
 __version__ = "0.2.0"
 
@@ -66,9 +68,11 @@ __all__ = [
     "ClientError",
     "Envelope",
     "ErrorBuilder",
+    "FastMCPVersionError",
     "Guard",
     "MCPVersionError",
     "Request",
+    "SUPPORTED_FASTMCP",
     "SUPPORTED_MCP",
     "ToolErrorEnvelope",
     "ToolErrorException",
@@ -100,5 +104,6 @@ __all__ = [
     "simple_error",
     "to_call_tool_result",
     "tool_error",
+    "tool_failure",
     "validate",
 ]

@@ -133,6 +133,19 @@ def internal_error(
     return _result(module, "internal_error", request)
 
 
+def tool_failure(
+    message: str, *, tool: str | None = None, action: str | None = None, module: Toolerr | None = None
+) -> CallToolResult:
+    """Render TOOL_FAILURE: a failure the tool reported on purpose with a
+    message alone (an SDK's own ``ToolError``), whose words are kept; its
+    recovery neither claims an unexpected failure nor invites a retry. The
+    message must not be empty."""
+    request: dict[str, Any] = {"message": message}
+    _put(request, "tool", tool)
+    _put(request, "action", action)
+    return _result(module, "tool_failure", request)
+
+
 def rate_limited(
     max: float,  # noqa: A002 - the ABI's name
     window_seconds: float,

@@ -1,46 +1,79 @@
 """``toolerr.heal(server)``: the error contract inside the MCP Python SDK's
 own ``MCPServer``, for servers written the way the SDK teaches
-(``@server.tool()`` with type hints or pydantic models, ``server.run()``).
+(``@server.tool()`` with type hints or pydantic models, ``server.run()``),
+and inside a FastMCP 4 server (``_fastmcp``, through FastMCP's middleware).
 
-Where it hooks in: ``MCPServer.call_tool(name, arguments, context)``, the
-method the SDK's ``tools/call`` handler awaits, documents what it raises:
-``ToolError`` whose ``__cause__`` is a pydantic ``ValidationError`` for
-arguments that fail the tool's signature, ``ToolError`` (cause: what the tool
-raised) for a ``ToolError`` or ``ResourceError`` raised on purpose,
-``UnexpectedToolError`` (cause: the original exception) for anything else,
-and ``MCPError`` unchanged. ``heal`` wraps that one method on the instance
-and turns those exceptions into toolerr results, which the SDK then sends as
-any tool result. The SDK's middleware and extension hooks are not used: both
-run around the ``tools/call`` handler, which has already turned the
-exception into ``Error executing tool ...`` text by the time they see it.
+Where it hooks into ``MCPServer``: ``MCPServer.call_tool(name, arguments,
+context)``, the method the SDK's ``tools/call`` handler awaits, documents
+what it raises: ``ToolError`` whose ``__cause__`` is a pydantic
+``ValidationError`` for arguments that fail the tool's signature,
+``ToolError`` (cause: what the tool raised) for a ``ToolError`` or
+``ResourceError`` raised on purpose, ``UnexpectedToolError`` (cause: the
+original exception) for anything else, and ``MCPError`` unchanged. ``heal``
+wraps that one method on the instance and turns those exceptions into
+toolerr results, which the SDK then sends as any tool result. The SDK's
+middleware and extension hooks are not used: both run around the
+``tools/call`` handler, which has already turned the exception into ``Error
+executing tool ...`` text by the time they see it.
 
 No envelope is written here: validation errors go to the module's
 ``format_validation`` (pydantic dialect, the errors as pydantic reports
-them), everything else to :func:`toolerr.handle_exception`.
+them), an SDK error raised on purpose to its ``tool_failure``, everything
+else to :func:`toolerr.handle_exception`.
+
+Each healed failure is logged once, on the ``toolerr`` logger at INFO, in one
+line; the traceback of an unexpected exception is added only when that
+logger is enabled for DEBUG (:func:`log_healed`). The model gets the
+exception's message in the envelope; stderr stays quiet by default.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
-from ._api import ToolErrorException, format_validation, handle_exception
+from ._api import ToolErrorException, format_validation, handle_exception, tool_failure
 from ._engine import Toolerr
 from ._errors import ToolerrError
-from ._sdk import check_mcp
+from ._sdk import check_fastmcp, check_mcp
 
 if TYPE_CHECKING:
+    import pydantic_core
+    from fastmcp import FastMCP
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["heal"]
+__all__ = ["heal", "log_healed", "one_line", "raised", "rejected", "reported"]
 
 logger = logging.getLogger("toolerr")
 
-ServerT = TypeVar("ServerT", bound="MCPServer[Any]")
+ServerT = TypeVar("ServerT", bound="MCPServer[Any] | FastMCP[Any]")
+
+
+def log_healed(message: str, *args: object, origin: BaseException | None = None) -> None:
+    """Log one healed failure: one INFO line on the ``toolerr`` logger, with
+    the traceback of ``origin`` only when that logger is enabled for DEBUG
+    (``logging.getLogger("toolerr").setLevel(logging.DEBUG)`` asks for it)."""
+    traceback = origin if origin is not None and logger.isEnabledFor(logging.DEBUG) else None
+    logger.info(message, *args, exc_info=traceback)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as a log line says it: its type and message."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _is_fastmcp(server: object) -> bool:
+    """Whether ``server`` is a FastMCP server (of any release), found without
+    importing ``fastmcp``: its class is in the process already."""
+    return any(
+        kind.__module__ == "fastmcp.server.server" and kind.__name__ == "FastMCP" for kind in type(server).__mro__
+    )
 
 #: The attribute that marks a healed server (and keeps its module).
 _HEALED = "_toolerr_healed"
@@ -54,31 +87,50 @@ class _Healing:
 
 
 def heal(server: ServerT, *, module: Toolerr | None = None) -> ServerT:
-    """Make every tool failure of an ``mcp`` ``MCPServer`` reach the model as
-    one of toolerr's envelopes, and return the server.
+    """Make every tool failure of an ``mcp`` ``MCPServer`` or a FastMCP 4
+    server reach the model as one of toolerr's envelopes, and return the
+    server.
 
     - arguments the tool's signature rejects (pydantic) become a
-      ``<validation_error action="TOOL">`` naming each field, with what was
-      sent (the module's ``format_validation``, pydantic dialect);
+      ``<validation_error action="TOOL">`` naming each field by its path,
+      with what was sent (the module's ``format_validation``, pydantic
+      dialect);
     - a raised :class:`ToolErrorException` or ``toolerr.error(...)`` builder
       is delivered intact (a warning with ``is_error`` False);
+    - the SDK's own ``ToolError`` raised on purpose (FastMCP's, or
+      ``MCPServer``'s ``ToolError`` and ``ResourceError``) becomes
+      TOOL_FAILURE naming the tool, with its message (:func:`tool_failure`);
     - any other exception becomes INTERNAL_ERROR naming the tool, with the
-      exception's message and never its traceback (which is logged on the
-      ``toolerr`` logger);
-    - ``MCPError`` and an unknown tool are answered as the SDK answers them.
+      exception's message and never its traceback;
+    - ``MCPError``, an unknown tool and everything else are answered as the
+      SDK answers them.
+
+    Each healed failure is logged in one INFO line on the ``toolerr`` logger
+    (with the traceback when that logger is enabled for DEBUG). On
+    ``MCPServer``, heal wraps the instance's ``call_tool``; on FastMCP, it
+    adds a middleware (innermost of those added so far), and FastMCP's own
+    log lines about a call heal answers are held back.
 
     Raises :class:`MCPVersionError` when the installed ``mcp`` is not one of
-    :data:`SUPPORTED_MCP` (or none is installed), and ``TypeError`` when
-    ``server`` is not an ``mcp.server.mcpserver.MCPServer``. Healing a
-    server twice changes nothing but the ``module`` used."""
+    :data:`SUPPORTED_MCP` (or none is installed), :class:`FastMCPVersionError`
+    for a FastMCP outside :data:`SUPPORTED_FASTMCP`, and ``TypeError`` when
+    ``server`` is neither an ``mcp.server.mcpserver.MCPServer`` nor a
+    ``fastmcp.FastMCP``. Healing a server twice changes nothing but the
+    ``module`` used."""
+    if _is_fastmcp(server):
+        check_fastmcp("toolerr.heal", getattr(sys.modules.get("fastmcp"), "__version__", None))
+        from ._fastmcp import heal_fastmcp
+
+        heal_fastmcp(server, module)  # type: ignore[arg-type]  # checked: a FastMCP
+        return server
     check_mcp("toolerr.heal", required=True)
     from mcp.server.mcpserver import MCPServer
 
     if not isinstance(server, MCPServer):
         kind = type(server)
         raise TypeError(
-            "toolerr.heal takes an mcp.server.mcpserver.MCPServer (the MCP Python SDK's server), "
-            f"not {kind.__module__}.{kind.__qualname__}"
+            "toolerr.heal takes an mcp.server.mcpserver.MCPServer (the MCP Python SDK's server) "
+            f"or a fastmcp.FastMCP, not {kind.__module__}.{kind.__qualname__}"
         )
     healing = getattr(server, _HEALED, None)
     if isinstance(healing, _Healing):
@@ -103,9 +155,9 @@ def _healed_call_tool(call_tool: CallTool, healing: _Healing) -> CallTool:
         except ToolError as failure:
             try:
                 result = _result(failure, name, arguments, healing.module)
-            except ToolerrError:
-                logger.warning("toolerr could not render the failure of tool %r; the SDK answers it", name,
-                               exc_info=True)
+            except ToolerrError as refused:
+                logger.warning("toolerr could not render the failure of tool %r (%s); the SDK answers it", name,
+                               refused)
                 result = None
             if result is None:
                 raise
@@ -133,21 +185,38 @@ def _result(failure: Exception, tool: str, arguments: Any, module: Toolerr | Non
         ):
             seen.add(id(origin))
             origin = origin.__cause__
-        if isinstance(origin, ToolErrorException):
-            logger.info("Tool %r raised %s", tool, origin)
-        else:
-            logger.error("Tool %r raised an unexpected exception", tool, exc_info=origin)
-        return handle_exception(origin, tool, module=module)
+        return raised(tool, origin, module)
     if cause is None:
         return None  # the SDK's own ToolError, e.g. "Unknown tool: ..."
     if isinstance(cause, pydantic_core.ValidationError):
-        # The arguments failed the tool's signature: the errors as pydantic
-        # reports them, and what was sent. Logged as the SDK does: the field
-        # names only, the values being the caller's data.
-        fields = sorted({".".join(str(part) for part in error["loc"]) for error in cause.errors()})
-        logger.info("Tool %r rejected arguments: %r", tool, fields)
-        return format_validation(tool, cause, arguments, dialect="pydantic", module=module)
-    # A ToolError or ResourceError raised on purpose: not one of toolerr's.
-    logger.info("Tool %r failed: %r", tool, str(cause))
-    return handle_exception(cause, tool, module=module)
+        return rejected(tool, cause, arguments, module)
+    # A ToolError or ResourceError raised on purpose: the author's words.
+    return reported(tool, cause, module)
 
+
+def rejected(
+    tool: str, errors: pydantic_core.ValidationError, arguments: Any, module: Toolerr | None
+) -> CallToolResult:
+    """Arguments the tool's signature rejected: pydantic's errors as they
+    are, and what was sent. Logged by field name only, as the SDK does: the
+    values are the caller's data."""
+    fields = sorted({".".join(str(part) for part in error["loc"]) for error in errors.errors()})
+    log_healed("Tool %r rejected arguments: %r", tool, fields)
+    return format_validation(tool, errors, arguments, dialect="pydantic", module=module)
+
+
+def reported(tool: str, failure: BaseException, module: Toolerr | None) -> CallToolResult:
+    """An SDK's own error raised on purpose with a message alone: TOOL_FAILURE
+    in the author's words."""
+    log_healed("Tool %r failed: %r", tool, str(failure))
+    return tool_failure(str(failure) or type(failure).__name__, tool=tool, module=module)
+
+
+def raised(tool: str, origin: BaseException, module: Toolerr | None) -> CallToolResult:
+    """What a tool raised: a toolerr error intact, anything else
+    INTERNAL_ERROR (its traceback logged only at DEBUG)."""
+    if isinstance(origin, ToolErrorException):
+        log_healed("Tool %r raised %s", tool, origin)
+    else:
+        log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
+    return handle_exception(origin, tool, module=module)

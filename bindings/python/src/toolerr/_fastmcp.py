@@ -1,0 +1,170 @@
+"""``toolerr.heal(server)`` for a FastMCP 4 server (the ``fastmcp`` package),
+through FastMCP's own extension point: a middleware whose ``on_call_tool``
+turns a failed call into one of toolerr's results.
+
+What reaches ``on_call_tool`` when a call fails (FastMCP's ``call_tool``
+raises it, beneath the middleware chain, for the server's own tools and a
+mounted server's alike):
+
+- ``fastmcp.exceptions.ValidationError`` for arguments the tool's signature
+  rejects, with pydantic's ``ValidationError`` as its ``__cause__``;
+- a ``ToolError`` the tool raised on purpose, as it was raised;
+- for any other exception the tool raised, a ``ToolError`` FastMCP made of it
+  (``Error calling tool 'x': ...``, or only ``Error calling tool 'x'`` when
+  the server masks error details) in its ``call_tool``, with that exception
+  as ``__cause__``;
+- ``NotFoundError`` for an unknown tool, ``MCPError`` and FastMCP's other
+  errors (authorization, ...), which are left to FastMCP.
+
+FastMCP logs each failure itself before the middleware sees it (a warning
+for bad arguments, an error with the traceback for a crash), on its
+``fastmcp.server.server`` logger. While a healed call runs, a filter on that
+logger holds those lines back: a failure heal answers is logged once, by
+toolerr (``_heal.log_healed``); a failure left to FastMCP gets FastMCP's
+lines after all.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+from typing import Any
+
+import mcp_types
+import pydantic_core
+from fastmcp import FastMCP
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp import MCPError
+
+from ._api import ToolErrorException, internal_error
+from ._engine import Toolerr
+from ._errors import ToolerrError
+from ._heal import log_healed, logger, one_line, raised, rejected, reported
+
+__all__ = ["heal_fastmcp"]
+
+#: The module whose ``call_tool`` raises FastMCP's failures, and its logger.
+_SERVER_MODULE = "fastmcp.server.server"
+#: How FastMCP's own lines about a failed call begin.
+_FAILURE_LINES = ("Error calling tool ", "Invalid arguments for tool ")
+#: What FastMCP's ToolError made of another exception begins with.
+_WRAPPED = "Error calling tool "
+
+#: The log records FastMCP wrote about the healed call in flight (None outside one).
+_held: ContextVar[list[logging.LogRecord] | None] = ContextVar("toolerr_fastmcp_held", default=None)
+
+
+class _HoldFailureLines(logging.Filter):
+    """Holds back FastMCP's lines about a failed call while a healed call
+    runs (see the module's docstring); lets everything else through."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        held = _held.get()
+        if held is None:
+            return True
+        try:
+            line = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted is not one of FastMCP's lines
+            return True
+        if not line.startswith(_FAILURE_LINES):
+            return True
+        held.append(record)
+        return False
+
+
+_HOLD = _HoldFailureLines()
+
+
+class HealMiddleware(Middleware):
+    """The middleware :func:`toolerr.heal` adds to a FastMCP server. ``module``
+    renders its envelopes (None: the process-wide module)."""
+
+    def __init__(self, module: Toolerr | None) -> None:
+        self.module = module
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mcp_types.CallToolRequestParams],
+        call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        name = context.message.name
+        arguments = context.message.arguments or {}
+        held: list[logging.LogRecord] = []
+        try:
+            token = _held.set(held)
+            try:
+                return await call_next(context)
+            finally:
+                _held.reset(token)
+        except Exception as failure:  # noqa: BLE001 - each one is answered or re-raised
+            result = self._result(failure, name, arguments)
+            if result is None:
+                for record in held:  # FastMCP answers it: its own lines after all
+                    logging.getLogger(record.name).handle(record)
+                raise
+            return ToolResult(content=list(result.content), is_error=bool(result.is_error))
+
+    def _result(self, failure: Exception, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult | None:
+        try:
+            return _result(failure, tool, arguments, self.module)
+        except ToolerrError as refused:
+            logger.warning("toolerr could not render the failure of tool %r (%s); FastMCP answers it", tool, refused)
+            return None
+
+
+def heal_fastmcp(server: FastMCP[Any], module: Toolerr | None) -> None:
+    """Add toolerr's middleware to ``server`` (once; healing again changes the
+    module only). The version has been checked by the caller."""
+    logging.getLogger(_SERVER_MODULE).addFilter(_HOLD)  # a set: added once per process
+    for middleware in server.middleware:
+        if isinstance(middleware, HealMiddleware):
+            middleware.module = module
+            return
+    server.add_middleware(HealMiddleware(module))
+
+
+def _result(
+    failure: Exception, tool: str, arguments: dict[str, Any], module: Toolerr | None
+) -> mcp_types.CallToolResult | None:
+    """The result for what a call raised through the middleware chain; None
+    leaves it to FastMCP."""
+    if isinstance(failure, ValidationError):
+        cause = failure.__cause__
+        if isinstance(cause, pydantic_core.ValidationError):
+            return rejected(tool, cause, arguments, module)
+        return reported(tool, failure, module)  # raised on purpose, without pydantic's errors
+    if isinstance(failure, ToolError):
+        origin = _wrapped(failure)
+        if origin is None:
+            # Raised on purpose (by the tool, or by FastMCP in words of its own,
+            # such as an upstream's rate limit): the author chose the words.
+            return reported(tool, failure, module)
+        if not isinstance(origin, ToolErrorException) and not str(failure).endswith(f": {origin}"):
+            # The server masks error details: the exception's message stays inside.
+            log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
+            return internal_error(str(failure), tool=tool, module=module)
+        return raised(tool, origin, module)
+    if isinstance(failure, (FastMCPError, NotFoundError, DisabledError, MCPError)):
+        return None  # FastMCP's own answers: an unknown tool, authorization, a protocol error
+    return raised(tool, failure, module)  # from a middleware beneath this one, or a tools/call interceptor
+
+
+def _wrapped(failure: ToolError) -> BaseException | None:
+    """The exception FastMCP's ``call_tool`` made ``failure`` of (its cause),
+    or None when ``failure`` was raised as it is. FastMCP's is raised in its
+    server module with a cause, in words that begin ``Error calling tool``;
+    a tool's own ``raise ToolError(...) from err`` is raised elsewhere."""
+    cause = failure.__cause__
+    if cause is None or not str(failure).startswith(_WRAPPED):
+        return None
+    frame = failure.__traceback__
+    if frame is None:
+        return None
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    if frame.tb_frame.f_globals.get("__name__") != _SERVER_MODULE:
+        return None
+    return cause
+

@@ -1,0 +1,444 @@
+"""toolerr.heal(server) on a FastMCP 4 server (fastmcp_billing.py), driven in
+process by FastMCP's own Client and over stdio as a subprocess; the
+supported-version check (pyproject's ``fastmcp`` extra, other releases
+refused by heal).
+
+Expected validation texts are the binding's own ``format_validation`` on the
+errors pydantic reports when it checks the same arguments against the
+tool's function, as FastMCP does, so they come from the module; a few are
+also written out.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import re
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+import fastmcp
+import pydantic
+import pytest
+import toolerr
+from fastmcp import Client, FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import Middleware
+from mcp_types import CallToolResult, TextContent
+
+import fastmcp_billing as billing
+from envelopes import FORBIDDEN, failure, internal, not_found
+
+HERE = Path(__file__).resolve().parent
+SERVER = HERE / "fastmcp_billing.py"
+PYPROJECT = HERE.parent / "pyproject.toml"
+
+DEPRECATED = """<tool_error code="DEPRECATED" severity="warning">
+<message>page_size is deprecated; use limit</message>
+<recovery>Call billing.list_invoices with limit instead</recovery>
+</tool_error>"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def texts(result: CallToolResult) -> list[str]:
+    out = []
+    for block in result.content:
+        assert isinstance(block, TextContent), block
+        out.append(block.text)
+    return out
+
+
+async def call(server: FastMCP[Any], tool: str, args: dict[str, Any]) -> CallToolResult:
+    async with Client(server) as client:
+        return await client.call_tool_mcp(tool, args)
+
+
+def expected_validation(tool: str, fn: Callable[..., Any], args: dict[str, Any]) -> list[str]:
+    """What heal must answer: the errors pydantic reports for args against
+    the tool's function (FastMCP's own check), through format_validation."""
+    try:
+        pydantic.TypeAdapter(fn).validate_python(args)
+    except pydantic.ValidationError as exc:
+        return texts(toolerr.format_validation(tool, exc, args, dialect="pydantic"))
+    raise AssertionError(f"{tool} accepts {args}")
+
+
+# (tool, its function, arguments the function's signature rejects)
+VALIDATION: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
+    ("billing.get_invoice", billing.get_invoice, {}),
+    ("billing.get_invoice", billing.get_invoice, {"id": 5}),
+    ("billing.get_invoice", billing.get_invoice, {"id": "INV-1"}),
+    ("billing.get_invoice", billing.get_invoice, {"id": None}),
+    ("billing.get_invoice", billing.get_invoice, {"id": "inv_001", "coupon": "SAVE10"}),
+    ("billing.pay_invoice", billing.pay_invoice,
+     {"payment": {"id": "inv_001", "currency": "GBP", "lines": [{"sku": "a", "amount": 1}, {"amount": -2}]}}),
+    ("billing.pay_invoice", billing.pay_invoice, {"payment": {"id": "x"}, "note": 3}),
+    ("billing.pay_invoice", billing.pay_invoice, {"payment": "not an object"}),
+    ("billing.list_invoices", billing.list_invoices, {"limit": 0}),
+    ("billing.list_invoices", billing.list_invoices, {"limit": 1.5}),
+    ("audit_log", billing.audit_log, {"entry": {"invoice": "x"}}),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("heal_first", [False, True], ids=["heal-after", "heal-first"])
+async def test_validation_errors_are_the_modules(heal_first: bool) -> None:
+    failures = []
+    async with Client(billing.build(heal_first=heal_first)) as client:
+        for tool, fn, args in VALIDATION:
+            result = await client.call_tool_mcp(tool, args)
+            want = expected_validation(tool, fn, args)
+            if (texts(result), result.is_error) != (want, True):
+                failures.append(f"{tool} {args}:\n{texts(result)}\nwant\n{want}")
+    assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.anyio
+async def test_a_nested_models_field_is_named_by_its_path() -> None:
+    server = billing.build()
+    address = await call(server, "billing.ship_invoice", {"address": {"street": "Main St 1", "zip": "1234"}})
+    line = await call(server, "billing.pay_invoice",
+                      {"payment": {"id": "inv_001", "currency": "EUR", "lines": [{"sku": "a", "amount": -2}]}})
+    assert address.is_error is True
+    assert texts(address) == [
+        '<validation_error action="billing.ship_invoice">\n'
+        "<field name=\"address.zip\">String should match pattern '^[0-9]{5}$' You sent: '1234'. "
+        "Value does not match the required pattern.</field>\n"
+        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
+        "</validation_error>"
+    ]
+    assert texts(line) == [
+        '<validation_error action="billing.pay_invoice">\n'
+        '<field name="payment.lines.0.amount">Input should be greater than 0 You sent: -2. Must be > 0.</field>\n'
+        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
+        "</validation_error>"
+    ]
+    envelope = toolerr.parse(address)
+    assert isinstance(envelope, toolerr.ValidationErrorEnvelope)
+    assert (envelope.action, [f.name for f in envelope.fields]) == ("billing.ship_invoice", ["address.zip"])
+
+
+# (tool, arguments, the texts, isError)
+FAILURES: list[tuple[str, dict[str, Any], list[str], bool]] = [
+    ("billing.get_invoice", {"id": "inv_404"}, [not_found("inv_404")], True),
+    ("billing.void_invoice", {"id": "inv_001"}, [FORBIDDEN], True),
+    ("billing.list_invoices", {"page_size": 2}, [DEPRECATED], False),
+    ("billing.export_invoices", {}, [internal("billing.export_invoices", "exporter backend unavailable")], True),
+    ("billing.lock_invoice", {"id": "inv_001"}, [failure("billing.lock_invoice", "Invoice inv_001 is locked")], True),
+    ("billing.refund_invoice", {"id": "inv_001"}, [failure("billing.refund_invoice", "Refunds are closed today")],
+     True),
+    ("billing.explode", {}, [internal("billing.explode", "ValueError")], True),
+    ("audit_purge", {}, [internal("audit_purge", "audit store is read-only")], True),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("heal_first", [False, True], ids=["heal-after", "heal-first"])
+async def test_failures_become_envelopes(heal_first: bool) -> None:
+    failures = []
+    async with Client(billing.build(heal_first=heal_first)) as client:
+        for tool, args, want, is_error in FAILURES:
+            result = await client.call_tool_mcp(tool, args)
+            if (texts(result), result.is_error, result.structured_content) != (want, is_error, None):
+                failures.append(f"{tool} {args}: {result.is_error} {texts(result)}\nwant {is_error} {want}")
+        crash = await client.call_tool_mcp("billing.parse_amount", {"text": "twelve"})
+    assert not failures, "\n\n".join(failures)
+    # The pydantic error raised inside the tool is INTERNAL_ERROR, with its message.
+    assert crash.is_error is True
+    [text] = texts(crash)
+    assert text.startswith('<tool_error code="INTERNAL_ERROR" severity="error">\n<message>[billing.parse_amount] ')
+    assert "valid number" in text and "<validation_error" not in text
+
+
+@pytest.mark.anyio
+async def test_errors_match_the_bindings_renderers() -> None:
+    server = billing.build()
+    raised = await call(server, "billing.export_invoices", {})
+    locked = await call(server, "billing.lock_invoice", {"id": "inv_002"})
+    assert texts(raised) == texts(toolerr.internal_error("exporter backend unavailable", tool="billing.export_invoices"))
+    assert texts(locked) == texts(toolerr.tool_failure("Invoice inv_002 is locked", tool="billing.lock_invoice"))
+
+
+@pytest.mark.anyio
+async def test_unhealed_server_shows_what_heal_changes() -> None:
+    server = billing.build(healed=False)
+    invalid = await call(server, "billing.get_invoice", {"id": "INV-1"})
+    found = await call(server, "billing.get_invoice", {"id": "inv_404"})
+    crash = await call(server, "billing.export_invoices", {})
+    assert texts(invalid)[0].startswith("1 validation error for call[get_invoice]")
+    assert texts(found) == ["Error calling tool 'billing.get_invoice': NOT_FOUND: No invoice with that ID"]
+    assert texts(crash) == ["Error calling tool 'billing.export_invoices': exporter backend unavailable"]
+
+
+@pytest.mark.anyio
+async def test_unknown_tool_stays_fastmcps() -> None:
+    answers = []
+    for healed in (True, False):
+        result = await call(billing.build(healed), "billing.refund_all", {})
+        answers.append((result.is_error, texts(result)))
+    assert answers == [(True, ["Unknown tool: 'billing.refund_all'"])] * 2
+
+
+@pytest.mark.anyio
+async def test_masked_error_details_stay_masked() -> None:
+    """mask_error_details keeps an exception's message from the client: the
+    INTERNAL_ERROR carries FastMCP's masked text; errors raised on purpose
+    still pass."""
+    server = billing.build(mask=True)
+    crash = await call(server, "billing.export_invoices", {})
+    assert texts(crash) == [internal("billing.export_invoices", "Error calling tool 'billing.export_invoices'")]
+    assert texts(await call(server, "billing.get_invoice", {"id": "inv_404"})) == [not_found("inv_404")]
+    assert texts(await call(server, "billing.lock_invoice", {"id": "inv_001"})) == [
+        failure("billing.lock_invoice", "Invoice inv_001 is locked")]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("which", ["child", "both"])
+async def test_a_mounted_server_healed_itself(which: str) -> None:
+    """The sub-server healed before it is mounted (the parent too, or not)."""
+    sub = toolerr.heal(billing.audit())
+    parent: FastMCP[Any] = FastMCP("billing")
+    parent.mount(sub, namespace="audit")
+    if which == "both":
+        toolerr.heal(parent)
+    purge = await call(parent, "audit_purge", {})
+    invalid = await call(parent, "audit_log", {"entry": {"invoice": "x"}})
+    # The child heals under its own name for the tool.
+    assert texts(purge) == [internal("purge", "audit store is read-only")]
+    assert texts(invalid) == expected_validation("log", billing.audit_log, {"entry": {"invoice": "x"}})
+
+
+@pytest.mark.anyio
+async def test_heal_is_idempotent_and_uses_the_module_given() -> None:
+    server = billing.build()
+    assert toolerr.heal(server) is server
+    assert sum(isinstance(m, toolerr._fastmcp.HealMiddleware) for m in server.middleware) == 1
+    module = toolerr.Toolerr(max_instances=1)
+    try:
+        toolerr.heal(server, module=module)
+        assert sum(isinstance(m, toolerr._fastmcp.HealMiddleware) for m in server.middleware) == 1
+        assert texts(await call(server, "billing.void_invoice", {"id": "inv_001"})) == [FORBIDDEN]
+        assert module.live_instances == 1  # the call went through this module
+    finally:
+        module.close()
+
+
+@pytest.mark.anyio
+async def test_a_failure_from_a_middleware_beneath_is_healed() -> None:
+    """Middleware added after heal runs inside it: what it raises is healed too."""
+
+    class Gate(Middleware):
+        async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            if context.message.name == "billing.void_invoice":
+                raise RuntimeError("the gate is shut")
+            if context.message.name == "billing.lock_invoice":
+                raise toolerr.error("FORBIDDEN", "Voiding invoices requires the billing-admin role").severity(
+                    "critical")
+            return await call_next(context)
+
+    server = billing.build()
+    server.add_middleware(Gate())
+    assert texts(await call(server, "billing.void_invoice", {})) == [
+        internal("billing.void_invoice", "the gate is shut")]
+    assert texts(await call(server, "billing.lock_invoice", {})) == [FORBIDDEN]
+
+
+@pytest.mark.anyio
+async def test_what_the_module_refuses_is_left_to_fastmcp() -> None:
+    """Arguments beyond the module's request limit: the validation error
+    cannot be rendered, so FastMCP's own answer stands, and so do its log
+    lines."""
+    limit = toolerr.describe()["limits"]["maxRequestBytes"]
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    keep = Keep()
+    logging.getLogger("fastmcp").addHandler(keep)
+    try:
+        result = await call(billing.build(), "billing.get_invoice", {"id": "x" * limit})
+    finally:
+        logging.getLogger("fastmcp").removeHandler(keep)
+    assert result.is_error is True
+    assert texts(result)[0].startswith("1 validation error for call[get_invoice]")
+    assert any(line.startswith("Invalid arguments for tool 'billing.get_invoice'") for line in lines), lines
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG])
+async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFixture, level: int) -> None:
+    """One INFO record per healed failure on the toolerr logger (the crash's
+    traceback only when that logger is enabled for DEBUG), and none of
+    FastMCP's own lines for those calls."""
+    caplog.set_level(level, logger="toolerr")
+    lines: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record)
+
+    keep = Keep()
+    logging.getLogger("fastmcp").addHandler(keep)
+    try:
+        async with Client(billing.build()) as client:
+            for tool, args in [("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
+                               ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}),
+                               ("audit_purge", {})]:
+                await client.call_tool_mcp(tool, args)
+    finally:
+        logging.getLogger("fastmcp").removeHandler(keep)
+    records = [r for r in caplog.records if r.name == "toolerr"]
+    assert [(r.levelno, r.getMessage()) for r in records] == [
+        (logging.INFO, "Tool 'billing.get_invoice' rejected arguments: ['id']"),
+        (logging.INFO, "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID"),
+        (logging.INFO, "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'"),
+        (logging.INFO, "Tool 'billing.export_invoices' raised an unexpected exception: "
+                       "RuntimeError: exporter backend unavailable"),
+        (logging.INFO, "Tool 'audit_purge' raised an unexpected exception: RuntimeError: audit store is read-only"),
+    ]
+    with_traceback = [r.getMessage() for r in records if r.exc_info]
+    assert with_traceback == ([] if level == logging.INFO else [records[3].getMessage(), records[4].getMessage()])
+    assert [r.getMessage() for r in lines if r.levelno >= logging.WARNING] == []
+
+
+# --- over stdio: bytes and stderr ------------------------------------------------------
+
+
+def exchange(*flags: str, requests: list[dict[str, Any]]) -> tuple[dict[int, str], str]:
+    """Start fastmcp_billing.py with flags, send the MCP handshake and
+    requests one at a time, and return each answer's raw line by id, and
+    everything the server wrote on stderr."""
+    handshake: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    proc = subprocess.Popen([sys.executable, str(SERVER), *flags], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8", cwd=HERE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or []], daemon=True).start()
+    answers: dict[int, str] = {}
+    try:
+        for request in handshake + requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            while "id" in request and request["id"] not in answers:
+                line = lines.get(timeout=60)
+                message = json.loads(line)
+                if "id" in message:
+                    answers[message["id"]] = line
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return answers, proc.stderr.read()
+
+
+def tools_call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+SUCCESSES = [
+    tools_call(2, "billing.get_invoice", {"id": "inv_001"}),
+    tools_call(3, "billing.pay_invoice", {"payment": {"id": "inv_001", "currency": "EUR", "lines": []}}),
+    tools_call(4, "billing.ship_invoice", {"address": {"street": "Main St 1", "zip": "12345"}}),
+    tools_call(5, "billing.list_invoices", {"limit": 2}),
+    tools_call(6, "audit_log", {"entry": {"invoice": "inv_001", "note": "paid"}}),
+]
+
+
+def test_healed_and_unhealed_answer_alike_byte_for_byte() -> None:
+    """tools/list, every success (structuredContent included) and the
+    handshake: the same bytes with and without heal, healed before or after
+    the tools are registered."""
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *SUCCESSES]
+    runs = [("plain",), ("healed",), ("healed", "heal-first")]
+    with ThreadPoolExecutor(len(runs)) as pool:
+        (plain, _), *healed = pool.map(lambda flags: exchange(*flags, requests=requests), runs)
+    assert json.loads(plain[4])["result"]["structuredContent"] == {"zip": "12345", "server": "billing"}
+    assert len(json.loads(plain[1])["result"]["tools"]) == 12
+    for flags, (answers, _) in zip(runs[1:], healed):
+        assert answers == plain, flags
+
+
+def test_no_traceback_on_stderr_at_fastmcps_default_log_level() -> None:
+    """At FastMCP's default level (INFO) a healed server writes only its
+    start line on stderr for failing calls; the same server unhealed writes
+    FastMCP's warning and a traceback for them."""
+    requests = [tools_call(2, "billing.get_invoice", {"id": 5}), tools_call(3, "billing.export_invoices", {}),
+                tools_call(4, "billing.lock_invoice", {"id": "inv_001"}), tools_call(5, "audit_purge", {})]
+    with ThreadPoolExecutor(2) as pool:
+        (answers, healed), (_, plain) = pool.map(lambda flag: exchange(flag, "info", requests=requests),
+                                                 ["healed", "plain"])
+    assert json.loads(answers[3])["result"]["content"][0]["text"].startswith('<tool_error code="INTERNAL_ERROR"')
+    assert "Traceback" not in healed and "Error calling tool" not in healed and "Invalid arguments" not in healed
+    assert [line for line in healed.splitlines() if line.strip()][0].split("INFO", 1)[1].split()[:4] == [
+        "Starting", "MCP", "server", "'billing'"]
+    assert "Traceback" in plain and "Error calling tool 'billing.export_invoices'" in plain
+
+
+# --- supported FastMCP versions ---------------------------------------------------------
+
+
+def test_supported_fastmcp_is_the_extra_in_pyproject() -> None:
+    extras = PYPROJECT.read_text(encoding="utf-8").split("[project.optional-dependencies]")[1]
+    assert re.findall(r"^fastmcp = \[(.*)\]$", extras, re.M) == [json.dumps(toolerr.SUPPORTED_FASTMCP)]
+    from packaging.requirements import Requirement
+
+    declared = [Requirement(r) for r in metadata.requires("toolerr") or []]
+    [extra] = [r for r in declared if r.name == "fastmcp"]
+    assert (str(extra.specifier), str(extra.marker)) == (
+        str(Requirement(toolerr.SUPPORTED_FASTMCP).specifier), 'extra == "fastmcp"')
+    assert toolerr._sdk.supports_fastmcp(fastmcp.__version__)  # the venv's own, pinned in requirements-dev.txt
+
+
+def test_supports_fastmcp_agrees_with_pep440() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    spec = SpecifierSet(toolerr.SUPPORTED_FASTMCP.removeprefix("fastmcp"))
+    versions = ["2.14.0", "3.0.0", "4", "4.0.0", "4.1", "4.1.5", "4.1.6rc1", "4.1.6.dev1", "4.1.6", "4.1.6.post1",
+                "4.1.7", "4.2.0rc1", "4.2.0", "4.10.3+local", "5", "5.0.0rc1", "5.0.0", "10.0"]
+    for version in versions:
+        assert toolerr._sdk.supports_fastmcp(version) == spec.contains(version, prereleases=True), version
+    assert not toolerr._sdk.supports_fastmcp("not a version")
+
+
+@pytest.mark.parametrize("installed", ["3.2.4", "5.0.0", "4.1.5", None])
+def test_unsupported_fastmcp_is_refused(monkeypatch: pytest.MonkeyPatch, installed: str | None) -> None:
+    server = billing.build(healed=False)
+    monkeypatch.setattr(fastmcp, "__version__", installed)
+    with pytest.raises(toolerr.FastMCPVersionError) as raised:
+        toolerr.heal(server)
+    err = raised.value
+    assert isinstance(err, toolerr.ToolerrError) and isinstance(err, ImportError)
+    assert (err.code, err.installed, err.supported, err.name) == (
+        "UNSUPPORTED_FASTMCP", installed, "fastmcp>=4.1.6,<5", "fastmcp")
+    assert str(err) == (
+        f"UNSUPPORTED_FASTMCP: toolerr.heal supports fastmcp>=4.1.6,<5, but the installed FastMCP is "
+        f"{installed or 'of no known version'}; install a supported one with: pip install 'toolerr[fastmcp]'"
+    )
+    assert not any(isinstance(m, toolerr._fastmcp.HealMiddleware) for m in server.middleware)
+
+
+def test_heal_refuses_what_is_neither() -> None:
+    from mcp.server.lowlevel import Server
+
+    for thing in (Server("billing"), object()):
+        with pytest.raises(TypeError, match=r"an mcp\.server\.mcpserver\.MCPServer .* or a fastmcp\.FastMCP, not "):
+            toolerr.heal(thing)  # type: ignore[type-var]
