@@ -8,4 +8,4 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 jar="$here/target/toolerr-$(cat "$here/../../VERSION").jar"
 [ -f "$jar" ] && [ -f "$here/target/classpath.txt" ] || { echo "batch.sh: $jar is not built (bash bindings/java/build.sh)" >&2; exit 1; }
-exec java -Xss16m -cp "$jar:$(cat "$here/target/classpath.txt")" io.github.toolerr.tools.Batch
+exec java -XX:-DontCompileHugeMethods -cp "$jar:$(cat "$here/target/classpath.txt")" io.github.toolerr.tools.Batch

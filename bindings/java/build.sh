@@ -12,6 +12,12 @@ source "$here/maven.sh"
 version="$(cat "$root/VERSION")"
 jar="$here/target/toolerr-$version.jar"
 installed="$HOME/.m2/repository/io/github/toolerr/toolerr/$version/toolerr-$version.jar"
+# A module newer than the classes made from it: start over (pom.xml's "module"
+# profile compiles it only when its output is missing).
+if [ -f "$here/target/classes/io/github/toolerr/internal/toolerr.init" ] &&
+  [ -n "$(find "$root/plugin/toolerr.wasm" "$here/pom.xml" -newer "$here/target/classes/io/github/toolerr/internal/toolerr.init" -print -quit)" ]; then
+  rm -rf "$here/target"
+fi
 if [ -f "$jar" ] && [ -f "$installed" ] && cmp -s "$jar" "$installed" && [ -f "$here/target/classpath.txt" ] &&
   [ -z "$(find "$here/pom.xml" "$here/src/main" "$root/plugin/toolerr.wasm" "$root/plugin/toolerr.wasm.sha256" -newer "$jar" -print -quit)" ]; then
   exit 0

@@ -14,7 +14,7 @@ mvn_run() {
     status=0
     mvn -B -q -Dstyle.color=never "$@" >"$log" 2>&1 || status=$?
   fi
-  cat "$log"
+  sed "s/\x1b\[[0-9;]*m//g" "$log"
   rm -f "$log"
   return "$status"
 }

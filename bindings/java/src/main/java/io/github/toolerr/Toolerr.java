@@ -66,7 +66,8 @@ public final class Toolerr implements AutoCloseable {
   private Toolerr(Engine engine) {
     this.engine = engine;
     try {
-      this.description = Json.decode(Json.parse(call("describe", "{}")), Description.class);
+      byte[] described = engine.callUnbounded("describe", "{}".getBytes(StandardCharsets.UTF_8));
+      this.description = Json.decode(Json.parse(new String(described, StandardCharsets.UTF_8)), Description.class);
     } catch (RuntimeException e) {
       engine.close();
       throw e instanceof ToolerrException t

@@ -64,12 +64,8 @@ public final class Engine implements AutoCloseable {
    * module), and returns an engine with no instance yet.
    */
   public static Engine load(Options options) {
-    byte[] wasm = Module.resource(Module.WASM_RESOURCE);
     String want = Module.recordedSha256(Module.resource(Module.SHA256_RESOURCE));
-    String got = Module.sha256(wasm);
-    if (!got.equals(want)) {
-      throw new ToolerrException(ToolerrException.LOAD, "toolerr: module sha256 is " + got + ", want " + want);
-    }
+    verifyDigest(Module.resource(Module.WASM_RESOURCE), want);
     InitImage image = InitImage.decode(Module.resource(Module.IMAGE_RESOURCE));
     if (!image.wasmSha256.equals(want)) {
       throw new ToolerrException(
@@ -77,6 +73,14 @@ public final class Engine implements AutoCloseable {
           "toolerr: the init image was made from a module with sha256 " + image.wasmSha256 + ", want " + want);
     }
     return new Engine(image, options);
+  }
+
+  /** verifyDigest refuses module bytes whose sha256 is not want. */
+  static void verifyDigest(byte[] wasm, String want) {
+    String got = Module.sha256(wasm);
+    if (!got.equals(want)) {
+      throw new ToolerrException(ToolerrException.LOAD, "toolerr: module sha256 is " + got + ", want " + want);
+    }
   }
 
   private Engine(InitImage image, Options options) {
@@ -136,6 +140,18 @@ public final class Engine implements AutoCloseable {
    * the module's error or the host's TIMEOUT, CANCELLED or TRAP.
    */
   public byte[] call(String export, byte[] request) {
+    return call(export, request, timeoutNanos);
+  }
+
+  /**
+   * callUnbounded is call without the per-call time bound: the ABI check at load, which also
+   * starts the first instance, may take longer than a short timeout allows a call.
+   */
+  public byte[] callUnbounded(String export, byte[] request) {
+    return call(export, request, 0);
+  }
+
+  private byte[] call(String export, byte[] request, long timeoutNanos) {
     if (closed) throw new ToolerrException(ToolerrException.INVALID_REQUEST, "toolerr: the host is closed");
     if (request.length > Options.MAX_REQUEST_BYTES) {
       throw new ToolerrException(

@@ -212,6 +212,30 @@ public final class Json {
     return out;
   }
 
+  /** elements reads a JSON array and returns each element's raw text, in order. */
+  public static List<String> elements(String text) {
+    Parser p = new Parser(text);
+    p.skip();
+    p.expect('[');
+    List<String> out = new ArrayList<>();
+    p.skip();
+    if (p.peek() == ']') {
+      p.i++;
+    } else {
+      while (true) {
+        p.skip();
+        int start = p.i;
+        p.value(1);
+        out.add(text.substring(start, p.i));
+        p.skip();
+        char c = p.next();
+        if (c == ']') break;
+        if (c != ',') throw p.fail("expected , or ]");
+      }
+    }
+    return out;
+  }
+
   private static final int MAX_DEPTH = 1024;
 
   private static final class Parser {

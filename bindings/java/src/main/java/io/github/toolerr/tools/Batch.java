@@ -1,5 +1,6 @@
 package io.github.toolerr.tools;
 
+import io.github.toolerr.Options;
 import io.github.toolerr.Toolerr;
 import io.github.toolerr.ToolerrException;
 import io.github.toolerr.internal.Json;
@@ -9,6 +10,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -19,7 +21,8 @@ import java.util.Map;
  * <p>A string {@code input} is the raw request (its text is sent as it is); any other is sent as
  * the very JSON text the line holds (key order, number spelling and escapes as written); a missing
  * one sends {@code {}}. A bad line gets an error line and the batch goes on. Nothing else is
- * written to stdout.
+ * written to stdout. Calls have no time bound: the batch checks answers, and a work-budget vector
+ * takes seconds on a loaded machine.
  */
 public final class Batch {
   private Batch() {}
@@ -27,7 +30,7 @@ public final class Batch {
   public static void main(String[] args) throws IOException {
     OutputStream stdout = System.out;
     System.setOut(new PrintStream(OutputStream.nullOutputStream())); // nothing else reaches stdout
-    Toolerr toolerr = Toolerr.load();
+    Toolerr toolerr = Toolerr.load(Options.defaults().withCallTimeout(Duration.ZERO));
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     StringBuilder out = new StringBuilder();
     String line;
