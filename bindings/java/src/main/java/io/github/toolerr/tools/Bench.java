@@ -21,7 +21,8 @@ import java.util.Map;
  *
  * stdout gets one JSON line per op, {@code {"engine","op","ns_per_call","calls_per_sec"}}, and
  * nothing else; progress goes to stderr. Per op: a warm-up of {@code TOOLERR_BENCH_WARMUP}
- * seconds (default 4: the JVM compiles the module's code to machine code as it runs, in tiers),
+ * seconds (default 10: the JVM compiles the module's code to machine code as it runs, in tiers,
+ * and its largest methods take C2 seconds),
  * then about {@code TOOLERR_BENCH_SECONDS} (default 1.5) of calls in 5 timed batches; the median
  * batch's time per call. {@code --first-result} is for the first result of a fresh JVM, which
  * tests/bench times from outside, process start included: it loads the module, renders one
@@ -47,7 +48,7 @@ public final class Bench {
     String engine = args[0];
     Map<String, String> requests = Json.members(Files.readString(Path.of(args[1]), StandardCharsets.UTF_8));
     double seconds = env("TOOLERR_BENCH_SECONDS", 1.5);
-    double warmup = env("TOOLERR_BENCH_WARMUP", 4);
+    double warmup = env("TOOLERR_BENCH_WARMUP", 10);
     PrintStream out = System.out;
     Toolerr t = Toolerr.load();
     for (String op : OPS) {
