@@ -94,17 +94,25 @@ public final class Toolerr implements AutoCloseable {
     return new Toolerr(Engine.load(Objects.requireNonNull(options, "options")));
   }
 
-  private static final class Shared {
-    static final Toolerr INSTANCE = load();
+  private static volatile Toolerr sharedInstance;
 
-    static {
-      INSTANCE.shared = true;
-    }
-  }
-
-  /** shared is the process-wide Toolerr, loaded on first use; the builders' render() use it. */
+  /**
+   * shared is the process-wide Toolerr, loaded on first use (a failed load is retried by the next
+   * call); the builders' render() and Heal.heal use it.
+   */
   public static Toolerr shared() {
-    return Shared.INSTANCE;
+    Toolerr t = sharedInstance;
+    if (t == null) {
+      synchronized (Toolerr.class) {
+        t = sharedInstance;
+        if (t == null) {
+          t = load();
+          t.shared = true;
+          sharedInstance = t;
+        }
+      }
+    }
+    return t;
   }
 
   /** description is what the module's describe said at load: ABI version, exports, limits. */

@@ -38,7 +38,7 @@ class VectorsTest {
         byte[] request =
             input.trim().startsWith("\"")
                 ? ((String) Json.parse(input)).getBytes(StandardCharsets.UTF_8)
-                : Repo.compact(input).getBytes(StandardCharsets.UTF_8);
+                : Json.compact(input).getBytes(StandardCharsets.UTF_8);
         count++;
         try {
           String got = new String(toolerr.call(export, request), StandardCharsets.UTF_8);

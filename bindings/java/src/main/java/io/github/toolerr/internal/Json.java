@@ -166,6 +166,30 @@ public final class Json {
     out.append(s, start, s.length()).append('"');
   }
 
+  /**
+   * compact removes the whitespace outside strings of a JSON text, keeping everything else (escapes,
+   * number spellings, key order) as written: the request text every engine sends for a vector or a
+   * benchmark.
+   */
+  public static String compact(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    boolean inString = false;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (inString) {
+        out.append(c);
+        if (c == '\\' && i + 1 < text.length()) out.append(text.charAt(++i));
+        else if (c == '"') inString = false;
+      } else if (c == '"') {
+        inString = true;
+        out.append(c);
+      } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
   // ---- reading
 
   /** parse reads one JSON value (and nothing after it but whitespace). */

@@ -82,7 +82,7 @@ public final class Heal {
                 if (refused.isPresent()) return refused.get();
                 try {
                   return handler.apply(exchange, request);
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) { // a checked exception thrown sneakily included
                   if (e instanceof VirtualMachineError vm) throw vm;
                   return failure(host, tool, e);
                 }
@@ -142,6 +142,7 @@ public final class Heal {
   }
 
   /** toMcp converts the module's CallToolResult into the SDK's. */
+  @SuppressWarnings("deprecation") // TextContent(String): 2.1 deprecates it for a builder; kept for all of 2.x
   public static McpSchema.CallToolResult toMcp(CallToolResult result) {
     List<McpSchema.Content> content = new ArrayList<>(result.content().size());
     for (Content c : result.content()) content.add(new McpSchema.TextContent(c.text()));

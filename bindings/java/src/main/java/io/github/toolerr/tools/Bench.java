@@ -52,7 +52,7 @@ public final class Bench {
     PrintStream out = System.out;
     Toolerr t = Toolerr.load();
     for (String op : OPS) {
-      byte[] request = compact(requests.get(op)).getBytes(StandardCharsets.UTF_8);
+      byte[] request = Json.compact(requests.get(op)).getBytes(StandardCharsets.UTF_8);
       Runnable once = () -> t.call(op, request);
       long end = System.nanoTime() + (long) (warmup * 1e9);
       int calls = 0;
@@ -87,25 +87,5 @@ public final class Bench {
     } catch (NumberFormatException e) {
       return fallback;
     }
-  }
-
-  /** compact removes the whitespace outside strings, as every engine sends the same text. */
-  private static String compact(String text) {
-    StringBuilder b = new StringBuilder(text.length());
-    boolean in = false;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (in) {
-        b.append(c);
-        if (c == '\\') b.append(text.charAt(++i));
-        else if (c == '"') in = false;
-      } else if (c == '"') {
-        in = true;
-        b.append(c);
-      } else if (!Character.isWhitespace(c)) {
-        b.append(c);
-      }
-    }
-    return b.toString();
   }
 }
