@@ -13,7 +13,7 @@ WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/tool
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
 	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust prepare conformance e2e vet fmt-check tidy-check
+.PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
@@ -59,11 +59,13 @@ test-go:
 	$(GO) test -count=1 $(GOTESTFLAGS) ./...
 
 # prepare installs every language's dependencies from committed lockfiles
-# and pinned requirements, and builds the example servers.
+# and pinned requirements (Maven's from the pinned versions of the poms),
+# and builds the example servers.
 prepare:
 	bash examples/node/prepare.sh
 	bash bindings/python/venv.sh
 	bash examples/rust/build.sh
+	bash examples/java/build.sh
 	$(GO) build -o bin/billing-go ./examples/go
 	$(GO) build -o bin/quickstart-go ./examples/go/quickstart
 	$(GO) build -o bin/toolerr ./host/cmd/toolerr
@@ -81,6 +83,11 @@ test-install: prepare
 
 test-rust: prepare
 	bash bindings/rust/test.sh
+
+# test-java: the Java binding's JUnit 5 tests (Maven, with its repository in
+# ~/.m2 outside the clone, offline once filled: bindings/java/maven.sh).
+test-java: prepare
+	TOOLERR_PREPARED=1 bash bindings/java/test.sh
 
 # conformance: every vector through every engine's batch command.
 conformance: prepare
@@ -130,6 +137,7 @@ else
 	@$(PHASE) python env TOOLERR_PREPARED=1 bash bindings/python/test.sh
 	@$(PHASE) install bash tests/install/run.sh
 	@$(PHASE) rust env TOOLERR_PREPARED=1 bash bindings/rust/test.sh
+	@$(PHASE) java env TOOLERR_PREPARED=1 bash bindings/java/test.sh
 	@$(PHASE) conformance $(GO) run ./tests/conformance
 	@$(PHASE) e2e $(GO) run ./tests/e2e -skip-prepare
 	@$(PHASE) --total

@@ -1,11 +1,12 @@
 // Command bench runs every engine's benchmarks on the same requests
 // (tests/bench/requests.json) and writes BENCHMARKS.md and docs/bench.svg.
 //
-//	go run ./tests/bench [-benchtime 2s] [-count 3] [-bindings node,python,rust]
+//	go run ./tests/bench [-benchtime 2s] [-count 3] [-bindings node,python,rust,java]
 //
 // Go engines come from `go test ./host -bench`; each binding has a bench
 // command that prints JSON lines {"engine","op","ns_per_call"} and
-// {"engine","op":"cold_start","ms"}. Ratios are to the Go native core
+// {"engine","op":"cold_start","ms"} (with "mode" when it is not a new
+// plugin in the same process: the Java binding's is a fresh JVM). Ratios are to the Go native core
 // measured in the same run.
 package main
 
@@ -39,6 +40,7 @@ var bindingBench = map[string][]string{
 	"node":   {"node", "bindings/node/bench/bench.mjs"},
 	"python": {".venv/bin/python", "bindings/python/bench/bench.py"},
 	"rust":   {"bash", "-c", "source tests/cargo-target.sh && exec cargo run --quiet --locked --manifest-path bindings/rust/Cargo.toml --example bench"},
+	"java":   {"bash", "bindings/java/bench.sh"},
 }
 
 type result struct {
@@ -58,7 +60,7 @@ type coldStart struct {
 func main() {
 	benchtime := flag.String("benchtime", "2s", "go test -benchtime")
 	count := flag.Int("count", 3, "go test -count: each Go benchmark's median of this many runs is reported")
-	bindings := flag.String("bindings", "node,python,rust", "bindings to measure")
+	bindings := flag.String("bindings", "node,python,rust,java", "bindings to measure")
 	modulesOnly := flag.Bool("modules-only", false, "measure only the module section and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
 	if *modulesOnly {
@@ -162,12 +164,17 @@ func run(benchtime string, count int, bindings []string) error {
 				Op        string  `json:"op"`
 				NsPerCall float64 `json:"ns_per_call"`
 				Ms        float64 `json:"ms"`
+				Mode      string  `json:"mode"`
 			}
 			if json.Unmarshal(sc.Bytes(), &line) != nil || line.Engine == "" {
 				continue
 			}
 			if line.Op == "cold_start" {
-				colds = append(colds, coldStart{line.Engine, "new plugin", line.Ms})
+				mode := line.Mode
+				if mode == "" {
+					mode = "new plugin"
+				}
+				colds = append(colds, coldStart{line.Engine, mode, line.Ms})
 			} else {
 				results = append(results, result{line.Engine, line.Op, line.NsPerCall, -1, -1})
 			}
@@ -292,8 +299,11 @@ func report(results []result, colds []coldStart, parallel map[string]float64, go
 	fmt.Fprintf(&b, "\n## Artifact\n\n`plugin/toolerr.wasm`: %d bytes (%.1f MB), %d bytes gzipped (%.1f MB).\n\n", len(wasm), float64(len(wasm))/1e6, gz.Len(), float64(gz.Len())/1e6)
 	b.WriteString("## Machine\n\n")
 	fmt.Fprintf(&b, "- %s, %d cores (%s/%s), measured %s\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02"))
-	for _, v := range [][]string{{"go", "version"}, {"node", "--version"}, {".venv/bin/python", "--version"}, {"rustc", "--version"}} {
-		if out, err := exec.Command(v[0], v[1:]...).Output(); err == nil {
+	for _, v := range [][]string{{"go", "version"}, {"node", "--version"}, {".venv/bin/python", "--version"}, {"rustc", "--version"}, {"java", "-version"}} {
+		if out, err := exec.Command(v[0], v[1:]...).CombinedOutput(); err == nil {
+			if v[0] == "java" {
+				out, _, _ = bytes.Cut(out, []byte("\n")) // java -version writes three lines, on stderr
+			}
 			fmt.Fprintf(&b, "- %s\n", strings.TrimSpace(string(out)))
 		}
 	}
@@ -333,6 +343,17 @@ func goals(results []result, colds []coldStart, parallel map[string]float64) str
 		r := ns(e, "tool_error") / ns("go-native", "tool_error")
 		if !math.IsNaN(r) {
 			row(e+" at most 10x go-native: tool_error", fmt.Sprintf("%.1fx", r), r <= 10)
+		}
+	}
+	for _, e := range []string{"java", "java-default"} {
+		r := ns(e, "tool_error") / ns("go-native", "tool_error")
+		if !math.IsNaN(r) {
+			row(e+" at most 20x go-native: tool_error", fmt.Sprintf("%.1fx", r), r <= 20)
+		}
+		for _, c := range colds {
+			if c.engine == e && c.mode == "fresh JVM to first result" {
+				row(e+": a fresh JVM's first result within 1.5 s", fmt.Sprintf("%.0f ms", c.ms), c.ms <= 1500)
+			}
 		}
 	}
 	for _, e := range []string{"go-wazero", "go-extism"} {

@@ -5,7 +5,7 @@
 # heal of an MCP server, driven over stdio by drive.py) and checks that
 # nothing is written on stderr.
 #
-#   bash tests/install/run.sh [node] [python] [rust] [go]     (default: every part)
+#   bash tests/install/run.sh [node] [python] [rust] [go] [java]     (default: every part)
 #
 # One line per check ("install: node pack server ok"), then
 # "install: N passed, M failed"; the exit status is 1 when a check failed.
@@ -44,6 +44,12 @@
 # the checkout, go get .../host) offline, from the module cache and the
 # repository's go.sum; README.md's first Go example made a command
 # (declarations before it, server.Run after), vetted, built and driven.
+#
+# Java: the README's Install line (mvn install of bindings/java into ~/.m2,
+# offline: the java phase resolved everything), then a new Maven project
+# outside the checkout with the README's dependencies and its first example
+# (the one-call heal) made a class (imports, mapper and schema before it),
+# compiled against the installed artifact and driven.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 here="$repo/tests/install"
@@ -369,11 +375,74 @@ go get github.com/toolerr/toolerr/host"
     python3 "$5/drive.py" ./server' _ "$dir" "$GO_HEAD" "$repo" "$GO_TAIL" "$here"
 }
 
+# --- Java ------------------------------------------------------------------
+
+JAVA_HEAD='package install;
+
+import io.github.toolerr.Toolerr;
+import io.github.toolerr.mcp.Heal;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+
+public final class Server {
+  public static void main(String[] args) {
+    var mapper = McpJsonDefaults.getMapper();
+    String schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"pattern\":\"^inv_[0-9]{3}$\"}},\"required\":[\"id\"]}";
+'
+JAVA_TAIL='  }
+}'
+
+# java_pom DIR: a new project whose dependencies are the README's ```xml
+# block (and slf4j-nop, so that SLF4J prints no warning on stderr), with the
+# plugins the binding's build pinned, so that nothing is fetched.
+java_pom() {
+  { cat <<POM
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>install</groupId><artifactId>server</artifactId><version>1</version>
+  <properties><maven.compiler.release>17</maven.compiler.release><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
+  <dependencies>
+POM
+    awk '/^## / { inside = ($0 == "## Install") }
+      inside && /^```xml$/ { grab = 1; next }
+      grab && /^```$/ { exit }
+      grab { print "    " $0 }' "$repo/bindings/java/README.md"
+    cat <<POM
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-nop</artifactId><version>2.0.17</version></dependency>
+  </dependencies>
+  <build><plugins>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin>
+  </plugins></build>
+</project>
+POM
+  } >"$1/pom.xml" && cat "$1/pom.xml"
+}
+
+check_java() {
+  local dir="$work/java"
+  mkdir -p "$dir/src/main/java/install"
+  check "java install" in_dir "$work" "$(readme_install "$repo/bindings/java/README.md" 1 | sed 's/mvn -B -q /mvn -B -q -o /')"
+  check "java project" java_pom "$dir"
+  check "java server" bash -c '
+    cd "$1" &&
+    { printf "%s" "$2"; awk "/^\`\`\`java\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$3/bindings/java/README.md" | sed "s/^/    /"; printf "%s\n" "$4"; } >src/main/java/install/Server.java &&
+    cat src/main/java/install/Server.java &&
+    mvn -B -q -o compile dependency:build-classpath -Dmdep.outputFile=cp.txt &&
+    grep -q "/.m2/repository/io/github/toolerr/toolerr/$6/toolerr-$6.jar" cp.txt &&
+    python3 "$5/drive.py" java -XX:-DontCompileHugeMethods -cp "target/classes:$(cat cp.txt)" install.Server' _ "$dir" "$JAVA_HEAD" "$repo" "$JAVA_TAIL" "$here" "$version"
+}
+
 parts=("$@")
-[ "${#parts[@]}" -gt 0 ] || parts=(node python rust go)
+[ "${#parts[@]}" -gt 0 ] || parts=(node python rust go java)
 for part in "${parts[@]}"; do
   if ! declare -F "check_$part" >/dev/null; then
-    echo "install: no checks for $part (parts: node, python, rust, go)" >&2
+    echo "install: no checks for $part (parts: node, python, rust, go, java)" >&2
     exit 64
   fi
   "check_$part"

@@ -1,0 +1,58 @@
+package io.github.toolerr;
+
+import java.time.Duration;
+
+/**
+ * Options configures a {@link Toolerr}: the host policy of abi/ABI.md, with the same defaults as
+ * every toolerr host.
+ *
+ * @param memoryMaxPages each instance's linear memory cap, in 64 KiB pages (default 4096: 256 MiB)
+ * @param callTimeout the time one call may take (default 10 s); {@link Duration#ZERO} or negative:
+ *     no bound
+ * @param maxInstances instances alive at once, and so calls running at once (default the number
+ *     of processors); further calls wait
+ */
+public record Options(int memoryMaxPages, Duration callTimeout, int maxInstances) {
+  /** DEFAULT_MEMORY_MAX_PAGES is the policy's memoryMaxPages: 4096 pages, 256 MiB. */
+  public static final int DEFAULT_MEMORY_MAX_PAGES = 4096;
+  /** DEFAULT_CALL_TIMEOUT is the policy's callTimeoutMs: 10 s. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(10_000);
+  /** MAX_REQUEST_BYTES is the policy's maxRequestBytes: a larger request is refused unsent. */
+  public static final int MAX_REQUEST_BYTES = 4_194_304;
+  /** RETIRE_REQUEST_BYTES is the policy's retireRequestBytes: the instance that served a larger request is retired. */
+  public static final int RETIRE_REQUEST_BYTES = 1_048_576;
+  /** RETIRE_GROWTH_PAGES: an instance whose memory grew more than this past its size after its first call is retired. */
+  public static final int RETIRE_GROWTH_PAGES = 256;
+
+  public Options {
+    if (memoryMaxPages < 0 || memoryMaxPages > 65536) {
+      throw new IllegalArgumentException("memoryMaxPages must be between 1 and 65536 (0: the default), got " + memoryMaxPages);
+    }
+    if (maxInstances < 0) {
+      throw new IllegalArgumentException("maxInstances must be positive (0: the default), got " + maxInstances);
+    }
+    if (memoryMaxPages == 0) memoryMaxPages = DEFAULT_MEMORY_MAX_PAGES;
+    if (callTimeout == null) callTimeout = DEFAULT_CALL_TIMEOUT;
+    if (maxInstances == 0) maxInstances = Runtime.getRuntime().availableProcessors();
+  }
+
+  /** defaults is the host policy's defaults. */
+  public static Options defaults() {
+    return new Options(0, null, 0);
+  }
+
+  /** withMemoryMaxPages returns these options with another memory cap. */
+  public Options withMemoryMaxPages(int pages) {
+    return new Options(pages, callTimeout, maxInstances);
+  }
+
+  /** withCallTimeout returns these options with another time per call. */
+  public Options withCallTimeout(Duration timeout) {
+    return new Options(memoryMaxPages, timeout, maxInstances);
+  }
+
+  /** withMaxInstances returns these options with another bound on instances. */
+  public Options withMaxInstances(int instances) {
+    return new Options(memoryMaxPages, callTimeout, instances);
+  }
+}

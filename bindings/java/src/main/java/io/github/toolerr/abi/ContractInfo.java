@@ -1,0 +1,6 @@
+package io.github.toolerr.abi;
+
+import java.util.List;
+
+/** The {@code <contract_awareness>} block of a parsed validation error. */
+public record ContractInfo(String tool, String action, int changeCount, String maxSeverity, List<Change> changes) {}

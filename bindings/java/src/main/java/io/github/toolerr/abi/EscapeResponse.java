@@ -1,0 +1,4 @@
+package io.github.toolerr.abi;
+
+/** The response of escape (ABI 1.0). */
+public record EscapeResponse(String text) {}

@@ -1,0 +1,4 @@
+package io.github.toolerr.abi;
+
+/** The module limits describe reports. */
+public record Limits(long maxRequestBytes, int maxDepth, int maxValues) {}

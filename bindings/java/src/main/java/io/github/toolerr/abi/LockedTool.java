@@ -1,0 +1,6 @@
+package io.github.toolerr.abi;
+
+import java.util.Map;
+
+/** One tool of a lockfile: its name, digest and canonical contract. */
+public record LockedTool(String name, String digest, Map<String, Object> contract) {}

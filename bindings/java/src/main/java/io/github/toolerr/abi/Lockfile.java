@@ -1,0 +1,6 @@
+package io.github.toolerr.abi;
+
+import java.util.List;
+
+/** A contract lockfile (contract_lock, ABI 1.2), members in the order the module writes them. */
+public record Lockfile(int lockfileVersion, String digest, List<LockedTool> tools) {}

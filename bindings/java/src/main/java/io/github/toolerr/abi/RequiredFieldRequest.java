@@ -1,0 +1,4 @@
+package io.github.toolerr.abi;
+
+/** The request of required_field (ABI 1.0). */
+public record RequiredFieldRequest(String field) {}

@@ -1,0 +1,6 @@
+package io.github.toolerr.abi;
+
+import java.util.List;
+
+/** A parsed {@code <validation_error>} (parse, kind "validation_error"); contract is null without {@code <contract_awareness>}. */
+public record ValidationEnvelope(String kind, String action, List<Field> fields, String recovery, ContractInfo contract) implements Envelope {}

@@ -1,0 +1,271 @@
+package io.github.toolerr.internal;
+
+import com.dylibso.chicory.runtime.ChicoryInterruptedException;
+import com.dylibso.chicory.runtime.ExportFunction;
+import com.dylibso.chicory.runtime.Instance;
+import com.dylibso.chicory.runtime.Memory;
+import io.github.toolerr.Options;
+import io.github.toolerr.ToolerrException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Engine runs the module's raw path ({@code toolerr_buffer}, {@code toolerr_call}) on a pool of
+ * instances, under the host policy of abi/ABI.md. Not API: {@link io.github.toolerr.Toolerr} is.
+ *
+ * <h2>Notes</h2>
+ *
+ * <ul>
+ *   <li>Safe for concurrent use: a call takes an idle instance or makes one, up to maxInstances
+ *       at once; further calls wait (interruptibly: {@code CANCELLED}).
+ *   <li>A call runs on the calling thread. At its deadline a timer interrupts that thread; the
+ *       module's compiled code checks for interruption in every loop and call, so the call stops
+ *       with {@code TIMEOUT} and its instance is discarded. An interrupt from elsewhere gives
+ *       {@code CANCELLED}, and the thread's interrupt status is kept.
+ *   <li>A trap (out of memory, a stack overflow included) gives {@code TRAP} and discards the
+ *       instance; the module's own refusals keep it. So does a request over 1 MiB, and memory that
+ *       grew more than 256 pages past its size after the instance's first call.
+ * </ul>
+ */
+public final class Engine implements AutoCloseable {
+  private static final int ERROR_FLAG = 1 << 31;
+
+  private final InitImage image;
+  private final int memoryMaxPages;
+  private final long timeoutNanos;
+  private final Semaphore slots;
+  private final ConcurrentLinkedQueue<Slot> idle = new ConcurrentLinkedQueue<>();
+  private volatile boolean closed;
+
+  private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+  private static ScheduledThreadPoolExecutor timer() {
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread th = new Thread(r, "toolerr-deadline");
+              th.setDaemon(true);
+              return th;
+            });
+    t.setRemoveOnCancelPolicy(true);
+    return t;
+  }
+
+  /**
+   * load checks the jar's module against its recorded digest (and the init image against the
+   * module), and returns an engine with no instance yet.
+   */
+  public static Engine load(Options options) {
+    String want = Module.recordedSha256(Module.resource(Module.SHA256_RESOURCE));
+    verifyDigest(Module.resource(Module.WASM_RESOURCE), want);
+    InitImage image = InitImage.decode(Module.resource(Module.IMAGE_RESOURCE));
+    if (!image.wasmSha256.equals(want)) {
+      throw new ToolerrException(
+          ToolerrException.LOAD,
+          "toolerr: the init image was made from a module with sha256 " + image.wasmSha256 + ", want " + want);
+    }
+    return new Engine(image, options);
+  }
+
+  /** verifyDigest refuses module bytes whose sha256 is not want. */
+  static void verifyDigest(byte[] wasm, String want) {
+    String got = Module.sha256(wasm);
+    if (!got.equals(want)) {
+      throw new ToolerrException(ToolerrException.LOAD, "toolerr: module sha256 is " + got + ", want " + want);
+    }
+  }
+
+  private Engine(InitImage image, Options options) {
+    this.image = image;
+    this.memoryMaxPages = options.memoryMaxPages();
+    Duration t = options.callTimeout();
+    this.timeoutNanos = t.isNegative() || t.isZero() ? 0 : t.toNanos();
+    this.slots = new Semaphore(options.maxInstances(), true);
+  }
+
+  /** One instance and its raw exports. */
+  private static final class Slot {
+    final Instance instance;
+    final Memory memory;
+    final ExportFunction buffer;
+    final ExportFunction call;
+    int baselinePages = -1;
+
+    Slot(Instance instance) {
+      this.instance = instance;
+      this.memory = instance.memory();
+      this.buffer = instance.export("toolerr_buffer");
+      this.call = instance.export("toolerr_call");
+    }
+  }
+
+  /** newInstance makes an instance from the init image, as if {@code _initialize} had run. */
+  private Slot newSlot() {
+    Instance instance = Module.instantiate(memoryMaxPages, new SecureRandom());
+    image.restore(instance);
+    return new Slot(instance);
+  }
+
+  /** Deadline interrupts the calling thread once, unless the call finished first. */
+  private static final class Deadline implements Runnable {
+    final Thread thread = Thread.currentThread();
+    boolean done;
+    boolean fired;
+
+    @Override
+    public synchronized void run() {
+      if (!done) {
+        fired = true;
+        thread.interrupt();
+      }
+    }
+
+    /** finish ends the watch and tells whether the deadline passed. */
+    synchronized boolean finish() {
+      done = true;
+      return fired;
+    }
+  }
+
+  /**
+   * call runs export on request and returns the response bytes, or throws ToolerrException with
+   * the module's error or the host's TIMEOUT, CANCELLED or TRAP.
+   */
+  public byte[] call(String export, byte[] request) {
+    return call(export, request, timeoutNanos);
+  }
+
+  /**
+   * callUnbounded is call without the per-call time bound: the ABI check at load, which also
+   * starts the first instance, may take longer than a short timeout allows a call.
+   */
+  public byte[] callUnbounded(String export, byte[] request) {
+    return call(export, request, 0);
+  }
+
+  private byte[] call(String export, byte[] request, long timeoutNanos) {
+    if (closed) throw new ToolerrException(ToolerrException.INVALID_REQUEST, "toolerr: the host is closed");
+    if (request.length > Options.MAX_REQUEST_BYTES) {
+      throw new ToolerrException(
+          ToolerrException.REQUEST_TOO_LARGE,
+          export + ": request is " + request.length + " bytes, over the limit of " + Options.MAX_REQUEST_BYTES);
+    }
+    byte[] name = export.getBytes(StandardCharsets.UTF_8);
+    try {
+      slots.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ToolerrException(ToolerrException.CANCELLED, export + ": the call was cancelled", e);
+    }
+    Slot slot = idle.poll();
+    Deadline deadline = null;
+    ScheduledFuture<?> timer = null;
+    boolean keep = false;
+    try {
+      if (timeoutNanos > 0) {
+        deadline = new Deadline();
+        timer = TIMER.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
+      }
+      byte[] out;
+      boolean moduleError;
+      try {
+        if (slot == null) slot = newSlot();
+        long result = run(slot, name, request);
+        int ptr = (int) (result >>> 32);
+        int len = (int) result & ~ERROR_FLAG;
+        moduleError = ((int) result & ERROR_FLAG) != 0;
+        out = slot.memory.readBytes(ptr, len);
+      } catch (ChicoryInterruptedException e) {
+        throw interrupted(export, deadline, e);
+      } catch (ToolerrException e) {
+        throw e;
+      } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+        if (deadline != null && deadline.finish()) throw interrupted(export, deadline, e);
+        throw new ToolerrException(ToolerrException.TRAP, export + ": the module trapped: " + describe(e), e);
+      }
+      if (deadline != null && deadline.finish()) {
+        // Answered, but after the deadline: too late to give, like a call still running.
+        throw interrupted(export, deadline, null);
+      }
+      if (request.length <= Options.RETIRE_REQUEST_BYTES) {
+        int pages = slot.memory.pages();
+        if (slot.baselinePages < 0) slot.baselinePages = pages;
+        keep = pages - slot.baselinePages <= Options.RETIRE_GROWTH_PAGES;
+      }
+      if (moduleError) throw moduleError(out);
+      return out;
+    } finally {
+      if (timer != null) timer.cancel(false);
+      if (keep && !closed) idle.offer(slot);
+      slots.release();
+    }
+  }
+
+  private static long run(Slot slot, byte[] name, byte[] request) {
+    int size = name.length + request.length;
+    int ptr = (int) slot.buffer.apply(size)[0];
+    if (ptr == 0) {
+      throw new ToolerrException(
+          ToolerrException.REQUEST_TOO_LARGE,
+          new String(name, StandardCharsets.UTF_8)
+              + ": request is "
+              + request.length
+              + " bytes, over the limit of "
+              + Options.MAX_REQUEST_BYTES);
+    }
+    slot.memory.write(ptr, name);
+    slot.memory.write(ptr + name.length, request);
+    return slot.call.apply(name.length, request.length)[0];
+  }
+
+  /** interrupted types an interrupt: our deadline's (TIMEOUT, status cleared) or another's (CANCELLED, kept). */
+  private static ToolerrException interrupted(String export, Deadline deadline, Throwable cause) {
+    if (deadline != null && deadline.finish()) {
+      Thread.interrupted(); // ours: the caller's thread is not left interrupted
+      return new ToolerrException(ToolerrException.TIMEOUT, export + ": the call ran out of time", cause);
+    }
+    Thread.currentThread().interrupt();
+    return new ToolerrException(ToolerrException.CANCELLED, export + ": the call was cancelled", cause);
+  }
+
+  private static String describe(Throwable e) {
+    if (e instanceof StackOverflowError) return "the JVM stack overflowed";
+    if (e instanceof OutOfMemoryError) return "the JVM ran out of memory";
+    String m = e.getMessage();
+    return m == null || m.isEmpty() ? e.getClass().getSimpleName() : m;
+  }
+
+  /** moduleError decodes the ABI error object the module reported. */
+  private static ToolerrException moduleError(byte[] raw) {
+    String text = new String(raw, StandardCharsets.UTF_8);
+    try {
+      if (Json.parse(text) instanceof Map<?, ?> m && m.get("code") instanceof String code && !code.isEmpty()) {
+        Object message = m.get("message");
+        return new ToolerrException(code, message instanceof String s ? s : "");
+      }
+    } catch (Json.Failure ignored) {
+      // reported below
+    }
+    return new ToolerrException(ToolerrException.INTERNAL, "undecodable module error: " + text);
+  }
+
+  /** idleInstances is how many instances wait for a call (for tests). */
+  public int idleInstances() {
+    return idle.size();
+  }
+
+  /** close drops every idle instance; calls after it fail. */
+  @Override
+  public void close() {
+    closed = true;
+    idle.clear();
+  }
+}

@@ -1,0 +1,199 @@
+package io.github.toolerr.mcp;
+
+import io.github.toolerr.Toolerr;
+import io.github.toolerr.ToolErrorException;
+import io.github.toolerr.ToolerrException;
+import io.github.toolerr.abi.CallToolResult;
+import io.github.toolerr.abi.Content;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import reactor.core.publisher.Mono;
+
+/**
+ * Heal makes the tools of a server built with the official Java MCP SDK ({@code
+ * io.modelcontextprotocol.sdk:mcp} 2.x) answer every failure as an envelope the model can act on:
+ *
+ * <pre>{@code
+ * McpServer.sync(transport)
+ *     .validateToolInputs(false)               // toolerr checks the arguments, inside the module
+ *     .tools(Heal.heal(getInvoice, exportInvoices))
+ *     .build();
+ * }</pre>
+ *
+ * <ul>
+ *   <li>arguments that fail the tool's {@code inputSchema} get the module's {@code
+ *       <validation_error>} (its {@code validate}), and the handler is not called;
+ *   <li>a thrown {@link ToolErrorException} arrives intact (with severity warning, {@code isError:
+ *       false});
+ *   <li>any other exception becomes {@code INTERNAL_ERROR} naming the tool, with the exception's
+ *       message, as an {@code isError} result (the SDK would answer a JSON-RPC error the model
+ *       never sees as a tool result);
+ *   <li>the handler's own results pass untouched, and an unknown tool gets the SDK's answer.
+ * </ul>
+ *
+ * <h2>Notes</h2>
+ *
+ * <ul>
+ *   <li>The SDK checks arguments itself before any handler runs, with its own message ("Tool (x)
+ *       input validation failed: ..."), unless the server is built with {@code
+ *       validateToolInputs(false)}; turn that off, or its message wins.
+ *   <li>Supported SDK: {@link #SUPPORTED} (tested with {@link #TESTED}); heal refuses any other with
+ *       {@code UNSUPPORTED_MCP}, naming the version found.
+ * </ul>
+ */
+public final class Heal {
+  private Heal() {}
+
+  /** SUPPORTED is the range of mcp-core versions heal accepts. */
+  public static final String SUPPORTED = ">=2.0.0 <3";
+  /** TESTED is the mcp-core version this binding's tests run. */
+  public static final String TESTED = "2.1.0";
+
+  /** heal heals sync tool specifications with the process-wide module. */
+  public static List<SyncToolSpecification> heal(SyncToolSpecification... tools) {
+    return heal(Toolerr.shared(), List.of(tools));
+  }
+
+  /** heal heals async tool specifications with the process-wide module. */
+  public static List<AsyncToolSpecification> heal(AsyncToolSpecification... tools) {
+    return healAsync(Toolerr.shared(), List.of(tools));
+  }
+
+  /** heal heals sync tool specifications with host. */
+  public static List<SyncToolSpecification> heal(Toolerr host, List<SyncToolSpecification> tools) {
+    checkSdk();
+    List<SyncToolSpecification> out = new ArrayList<>(tools.size());
+    for (SyncToolSpecification spec : tools) {
+      McpSchema.Tool tool = spec.tool();
+      var handler = spec.callHandler();
+      out.add(
+          new SyncToolSpecification(
+              tool,
+              (exchange, request) -> {
+                Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+                if (refused.isPresent()) return refused.get();
+                try {
+                  return handler.apply(exchange, request);
+                } catch (Throwable e) { // a checked exception thrown sneakily included
+                  if (e instanceof VirtualMachineError vm) throw vm;
+                  return failure(host, tool, e);
+                }
+              }));
+    }
+    return out;
+  }
+
+  /** healAsync heals async tool specifications with host. */
+  public static List<AsyncToolSpecification> healAsync(Toolerr host, List<AsyncToolSpecification> tools) {
+    checkSdk();
+    List<AsyncToolSpecification> out = new ArrayList<>(tools.size());
+    for (AsyncToolSpecification spec : tools) {
+      McpSchema.Tool tool = spec.tool();
+      var handler = spec.callHandler();
+      out.add(
+          new AsyncToolSpecification(
+              tool,
+              (exchange, request) ->
+                  Mono.defer(
+                          () -> {
+                            Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+                            return refused.isPresent() ? Mono.just(refused.get()) : handler.apply(exchange, request);
+                          })
+                      .onErrorResume(
+                          e -> !(e instanceof VirtualMachineError), e -> Mono.just(failure(host, tool, e)))));
+    }
+    return out;
+  }
+
+  /** check validates the arguments in the module: a result to answer instead of the handler, or empty. */
+  private static Optional<McpSchema.CallToolResult> check(Toolerr host, McpSchema.Tool tool, McpSchema.CallToolRequest request) {
+    Map<String, Object> schema = tool.inputSchema();
+    if (schema == null || schema.isEmpty()) return Optional.empty();
+    Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
+    try {
+      return host.validate(tool.name(), schema, args).map(Heal::toMcp);
+    } catch (ToolerrException e) {
+      return Optional.of(
+          toMcp(host.internalError("the arguments could not be checked: " + e.getMessage(), tool.name(), null)));
+    }
+  }
+
+  /** failure renders what a handler threw. */
+  private static McpSchema.CallToolResult failure(Toolerr host, McpSchema.Tool tool, Throwable e) {
+    try {
+      if (e instanceof ToolErrorException t) return toMcp(t.render(host));
+      String message = e.getMessage();
+      if (message == null || message.isEmpty()) message = e.getClass().getSimpleName();
+      return toMcp(host.internalError(message, tool.name(), null));
+    } catch (ToolerrException renderFailure) {
+      // The module refused to render it (a message over its limits): say so, still as a result.
+      return toMcp(
+          host.internalError(
+              "the failure could not be rendered: " + renderFailure.getMessage(), tool.name(), null));
+    }
+  }
+
+  /** toMcp converts the module's CallToolResult into the SDK's. */
+  @SuppressWarnings("deprecation") // TextContent(String): 2.1 deprecates it for a builder; kept for all of 2.x
+  public static McpSchema.CallToolResult toMcp(CallToolResult result) {
+    List<McpSchema.Content> content = new ArrayList<>(result.content().size());
+    for (Content c : result.content()) content.add(new McpSchema.TextContent(c.text()));
+    return McpSchema.CallToolResult.builder().content(content).isError(result.isError()).build();
+  }
+
+  /** fromMcp converts the SDK's CallToolResult (its text blocks) into the module's, for parse and checkResult. */
+  public static CallToolResult fromMcp(McpSchema.CallToolResult result) {
+    List<Content> content = new ArrayList<>();
+    for (McpSchema.Content c : result.content()) {
+      if (c instanceof McpSchema.TextContent t) content.add(new Content("text", t.text()));
+    }
+    return new CallToolResult(content, Boolean.TRUE.equals(result.isError()));
+  }
+
+  private static volatile boolean sdkChecked;
+
+  /** checkSdk refuses an mcp-core outside {@link #SUPPORTED}. */
+  private static void checkSdk() {
+    if (sdkChecked) return;
+    checkVersion(sdkVersion());
+    sdkChecked = true;
+  }
+
+  /** sdkVersion is the version of the mcp-core on the classpath, or null when it does not say. */
+  static String sdkVersion() {
+    String v = McpSchema.class.getPackage().getImplementationVersion();
+    if (v != null) return v;
+    try (InputStream in =
+        McpSchema.class.getResourceAsStream("/META-INF/maven/io.modelcontextprotocol.sdk/mcp-core/pom.properties")) {
+      if (in == null) return null;
+      Properties p = new Properties();
+      p.load(in);
+      return p.getProperty("version");
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** checkVersion throws UNSUPPORTED_MCP unless version is 2.x. */
+  static void checkVersion(String version) {
+    String major = version == null ? "" : version.split("[.-]", 2)[0];
+    if (!major.equals("2")) {
+      throw new ToolerrException(
+          ToolerrException.UNSUPPORTED_MCP,
+          "toolerr: heal supports io.modelcontextprotocol.sdk:mcp-core "
+              + SUPPORTED
+              + " (tested with "
+              + TESTED
+              + "), found "
+              + (version == null ? "a version that does not say which it is" : version));
+    }
+  }
+}

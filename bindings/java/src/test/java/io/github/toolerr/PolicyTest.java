@@ -1,0 +1,158 @@
+package io.github.toolerr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The host policy of abi/ABI.md ("Host policy"): the defaults are the table's, and a Toolerr
+ * applies each rule (memory cap, time per call, request size, retirement).
+ */
+class PolicyTest {
+  private static final String OK_EXPORT = "required_field";
+  private static final String OK_REQUEST = "{\"field\":\"id\"}";
+
+  /** policyDefaults reads the named rows of the first table of the "## Host policy" section. */
+  static Map<String, Long> policyDefaults() {
+    String text = Repo.read("abi/ABI.md");
+    int at = text.indexOf("\n## Host policy\n");
+    assertTrue(at >= 0, "ABI.md has no \"## Host policy\" section");
+    String section = text.substring(at + 1);
+    int end = section.indexOf("\n## ", 3);
+    if (end > 0) section = section.substring(0, end);
+    Map<String, Long> out = new LinkedHashMap<>();
+    boolean inTable = false;
+    for (String line : section.split("\n")) {
+      if (!line.startsWith("|")) {
+        if (inTable) break;
+        continue;
+      }
+      inTable = true;
+      String[] cells = line.substring(1, line.length() - 1).split("\\|", -1);
+      assertEquals(4, cells.length, "host policy row " + line);
+      String name = cells[1].trim();
+      String value = cells[2].trim();
+      if (cells[0].trim().equals("rule") || cells[0].trim().startsWith("---") || name.isEmpty()) continue;
+      assertTrue(name.matches("`[A-Za-z]+`"), "name " + name);
+      out.put(name.substring(1, name.length() - 1), Long.parseLong(value));
+    }
+    return out;
+  }
+
+  @Test
+  void defaultsAreTheAbiTable() {
+    Map<String, Long> table = policyDefaults();
+    assertEquals(
+        Map.of("memoryMaxPages", 4096L, "callTimeoutMs", 10000L, "maxRequestBytes", 4194304L, "retireRequestBytes", 1048576L).keySet(),
+        table.keySet());
+    Options d = Options.defaults();
+    assertEquals(table.get("memoryMaxPages"), (long) d.memoryMaxPages());
+    assertEquals(table.get("callTimeoutMs"), d.callTimeout().toMillis());
+    assertEquals(table.get("maxRequestBytes"), (long) Options.MAX_REQUEST_BYTES);
+    assertEquals(table.get("retireRequestBytes"), (long) Options.RETIRE_REQUEST_BYTES);
+    assertEquals(Runtime.getRuntime().availableProcessors(), d.maxInstances());
+    assertEquals(Repo.TOOLERR.description().limits().maxRequestBytes(), Options.MAX_REQUEST_BYTES);
+  }
+
+  @Test
+  void requestOverTheLimitIsRefusedUnsent() {
+    byte[] big = new byte[Options.MAX_REQUEST_BYTES + 1];
+    ToolerrException e = assertThrows(ToolerrException.class, () -> Repo.TOOLERR.call("parse", big));
+    assertEquals(ToolerrException.REQUEST_TOO_LARGE, e.code());
+    assertEquals("parse: request is 4194305 bytes, over the limit of 4194304", e.getMessage());
+  }
+
+  @Test
+  void memoryCapTrapsTheCallAndTheHostKeepsServing() {
+    // 48 pages: room to start (the image has 42) but not to decode a 3 MiB request.
+    try (Toolerr small = Toolerr.load(Options.defaults().withMemoryMaxPages(48).withMaxInstances(1))) {
+      String request = "{\"text\":\"" + "a".repeat(3 << 20) + "\"}";
+      ToolerrException e = assertThrows(ToolerrException.class, () -> small.call("parse", request));
+      assertEquals(ToolerrException.TRAP, e.code(), e.toString());
+      assertTrue(e.getMessage().startsWith("parse: the module trapped"), e.getMessage());
+      assertTrue(small.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
+    }
+  }
+
+  @Test
+  void callPastItsTimeIsTimeoutAndTheNextCallIsAnswered() {
+    try (Toolerr quick = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofMillis(250)).withMaxInstances(1))) {
+      // 60,000 issues (2.6 MiB) take far longer than 250 ms to render; a new instance (the one the
+      // timeout discarded is replaced) takes a few milliseconds.
+      String request = "{\"action\":\"a\",\"issues\":[" + "{\"path\":[\"x\"],\"message\":\"m\",\"code\":\"custom\"},".repeat(59_999)
+          + "{\"path\":[\"x\"],\"message\":\"m\",\"code\":\"custom\"}]}";
+      ToolerrException e = assertThrows(ToolerrException.class, () -> quick.call("format_validation", request));
+      assertEquals(ToolerrException.TIMEOUT, e.code(), e.toString());
+      assertEquals("format_validation: the call ran out of time", e.getMessage());
+      assertFalse(Thread.currentThread().isInterrupted(), "the timeout left the caller interrupted");
+      // The next call may itself time out on a loaded machine: allow tries, each failure TIMEOUT.
+      String answer = null;
+      for (int i = 0; i < 20 && answer == null; i++) {
+        try {
+          answer = quick.call(OK_EXPORT, OK_REQUEST);
+        } catch (ToolerrException again) {
+          assertEquals(ToolerrException.TIMEOUT, again.code());
+        }
+      }
+      assertTrue(answer != null && answer.startsWith("{\"content\""));
+    }
+  }
+
+  @Test
+  void interruptedCallerGetsCancelledAndKeepsItsInterrupt() {
+    try (Toolerr t = Toolerr.load(Options.defaults().withMaxInstances(1))) {
+      Thread.currentThread().interrupt();
+      ToolerrException e = assertThrows(ToolerrException.class, () -> t.call(OK_EXPORT, OK_REQUEST));
+      assertTrue(Thread.interrupted(), "the interrupt status was lost");
+      assertEquals(ToolerrException.CANCELLED, e.code());
+      assertTrue(t.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
+    }
+  }
+
+  @Test
+  void instanceIsRetiredAfterALargeRequestAndKeptAfterARefusal() {
+    try (Toolerr t = Toolerr.load(Options.defaults().withMaxInstances(1))) {
+      assertEquals(1, t.idleInstances()); // the one describe started
+      assertThrows(ToolerrException.class, () -> t.call("tool_error", "{\"code\":\"X\"}"));
+      assertEquals(1, t.idleInstances(), "a refusal retired the instance");
+      String large = "{\"text\":\"" + "a".repeat(Options.RETIRE_REQUEST_BYTES) + "\"}";
+      t.call("parse", large.getBytes(StandardCharsets.UTF_8));
+      assertEquals(0, t.idleInstances(), "the instance that served a request over 1 MiB was kept");
+      assertTrue(t.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
+      assertEquals(1, t.idleInstances());
+    }
+  }
+
+  @Test
+  void instancesAreBoundedAndSharedAcrossThreads() throws InterruptedException {
+    try (Toolerr t = Toolerr.load(Options.defaults().withMaxInstances(2))) {
+      String want = t.call(OK_EXPORT, OK_REQUEST);
+      AtomicInteger wrong = new AtomicInteger();
+      Thread[] threads = new Thread[8];
+      for (int i = 0; i < threads.length; i++) {
+        int n = i;
+        threads[i] =
+            new Thread(
+                () -> {
+                  for (int j = 0; j < 300; j++) {
+                    String field = "f" + n + "_" + j;
+                    String got = t.call(OK_EXPORT, "{\"field\":\"" + field + "\"}");
+                    if (!got.equals(want.replace("\\\"id\\\"", "\\\"" + field + "\\\""))) wrong.incrementAndGet();
+                  }
+                });
+        threads[i].start();
+      }
+      for (Thread th : threads) th.join();
+      assertEquals(0, wrong.get());
+      assertTrue(t.idleInstances() <= 2, t.idleInstances() + " instances for maxInstances 2");
+    }
+  }
+}
