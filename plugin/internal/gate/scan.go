@@ -57,8 +57,12 @@ type scan struct {
 	object bool
 
 	jsonrpc, id, method, params, result, errorMember member
-	// name and arguments of params, when params is an object.
-	name, arguments member
+	// other is the first member of the message that is none of those.
+	other member
+	otherName string
+	// name, arguments, _meta and cursor of params, when params is an
+	// object, and the progress token of its _meta.
+	name, arguments, meta, cursor, progressToken member
 
 	depth        int  // the deepest nesting of the whole message ({} is 1)
 	hugeOutside  bool // a number beyond a float64 outside the arguments
@@ -75,8 +79,8 @@ type scan struct {
 	fixEscapes []bool
 }
 
-// frame is an open object or array down to the params level; below it
-// only the kind is kept, one bit a level.
+// frame is an open object or array down to the level below params (the
+// members of _meta); below it only the kind is kept, one bit a level.
 type frame struct {
 	object bool
 	key    string // the member being read (objects of the first two levels)
@@ -86,7 +90,7 @@ type frame struct {
 type scanner struct {
 	b     []byte
 	s     scan
-	top   [2]frame // the message and its params (or result, error, ...)
+	top   [3]frame // the message, its params (or result, error, ...) and their members
 	deep  []uint64 // a bit per level below the second: 1 for an object
 	level int      // the open levels
 	// argsLevel is the level the arguments' value is at while it is read
@@ -185,7 +189,9 @@ func (sc *scanner) run() bool {
 			if !ok {
 				return false
 			}
-			if sc.level <= len(sc.top) {
+			// Keys are read down to the members of params, and of its _meta
+			// (never those of the arguments, which may be many).
+			if sc.level <= 2 || sc.level == 3 && sc.inMeta() {
 				sc.top[sc.level-1].key = decode(b[i:end])
 			}
 			i = end
@@ -310,6 +316,10 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 			m = &sc.s.result
 		case "error":
 			m = &sc.s.errorMember
+		default:
+			if sc.s.other.kind == kindNone {
+				m, sc.s.otherName = &sc.s.other, sc.top[0].key
+			}
 		}
 	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object:
 		switch sc.top[1].key {
@@ -318,7 +328,13 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 		case "arguments":
 			m = &sc.s.arguments
 			sc.argsLevel = 3
+		case "_meta":
+			m = &sc.s.meta
+		case "cursor":
+			m = &sc.s.cursor
 		}
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == "progressToken":
+		m = &sc.s.progressToken
 	}
 	if m == nil {
 		return nil
@@ -329,6 +345,12 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 	m.kind = kindOf(c)
 	m.at = span{i, -1}
 	return m
+}
+
+// inMeta reports whether the level below params is an object read as
+// params._meta.
+func (sc *scanner) inMeta() bool {
+	return sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "_meta" && sc.top[2].object
 }
 
 // endScalar finishes a scalar that ended at end.
@@ -360,9 +382,20 @@ func (sc *scanner) end(end int) {
 			}
 		}
 	case 2:
-		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "arguments" {
-			m = &sc.s.arguments
-			sc.argsLevel = 0
+		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object {
+			switch sc.top[1].key {
+			case "arguments":
+				m = &sc.s.arguments
+				sc.argsLevel = 0
+			case "_meta":
+				m = &sc.s.meta
+			case "cursor":
+				m = &sc.s.cursor
+			}
+		}
+	case 3:
+		if sc.inMeta() && sc.top[2].key == "progressToken" {
+			m = &sc.s.progressToken
 		}
 	}
 	if m != nil {
