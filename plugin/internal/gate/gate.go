@@ -270,6 +270,17 @@ func decide(s scan, line, unreadable []byte) Decision {
 		return ignore("not a JSON-RPC 2.0 message: a response holds a result or an error, not both")
 	case isResponse && s.id.kind == kindNone:
 		return ignore("not a JSON-RPC 2.0 message: a response without an id")
+	case isResponse && s.id.kind == kindNull:
+		// It answers a request the server cannot name: no SDK routes it,
+		// and the Go SDK ends the session on it.
+		return ignore("an error with a null id answers no request of the server")
+	case s.errorMember.kind != kindNone && (s.errorMember.kind != kindObject || s.errorCode.twice || s.errorMessage.twice ||
+		s.errorCode.kind != kindNumber || !safeInteger(line[s.errorCode.at.start:s.errorCode.at.end]) || s.errorMessage.kind != kindString):
+		return ignore(`not a JSON-RPC 2.0 message: an error is an object with an integer "code" and a string "message"`)
+	case isResponse && s.other.kind != kindNone:
+		return ignore("not a JSON-RPC 2.0 message: " + strconv.Quote(shortName(s.otherName)) + " is not a member of a JSON-RPC response")
+	case s.result.kind != kindNone && s.result.kind != kindObject:
+		return ignore("not a JSON-RPC 2.0 message: a result is an object")
 	case isResponse:
 		if s.depth > MaxMessageDepth || s.hugeOutside || s.argsHuge {
 			return ignore("a response no SDK reads intact: nested over " + strconv.Itoa(MaxMessageDepth) + " levels, or a number beyond a 64-bit float")
@@ -308,6 +319,8 @@ func decide(s scan, line, unreadable []byte) Decision {
 		return refuse(CodeInvalidParams, `"progressToken" must be a string or an integer`)
 	case s.cursor.kind != kindNone && s.cursor.kind != kindString:
 		return refuse(CodeInvalidParams, `"cursor" must be a string`)
+	case s.relatedTask.kind != kindNone && (s.relatedTask.kind != kindObject || s.relatedTask.twice || s.taskID.kind != kindString || s.taskID.twice):
+		return refuse(CodeInvalidParams, strconv.Quote(relatedTaskKey)+` must be an object with a string "taskId"`)
 	}
 	// A null where MCP has an object reads as an empty one: params, _meta,
 	// and a tool call's arguments.

@@ -45,6 +45,8 @@ func TestCheck_Lines(t *testing.T) {
 		{name: "200,001 values", line: call(`{"a":[` + strings.TrimSuffix(strings.Repeat("0,", 199_999), ",") + `]}`), verdict: Answer, problem: TooLarge, sent: 200_001},
 		{name: "100,000 levels", line: call(strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)), verdict: Answer, problem: TooDeep, sent: 100_000},
 		{name: "4 MiB of arguments pass", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-8) + `"}`), verdict: Pass},
+		{name: "too large before too deep", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes) + `","d":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`), verdict: Answer, problem: TooLarge,
+			sent: MaxArgumentBytes + 8 + 205},
 		{name: "over 4 MiB of arguments", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-7) + `"}`), verdict: Answer, problem: TooLarge, sent: MaxArgumentBytes + 1},
 		{name: "a surrogate in a 1 MiB line", line: meta(`"\udc00` + strings.Repeat("a", 1<<20) + `"`), verdict: Rewrite, rewrite: meta(`"\ufffd` + strings.Repeat("a", 1<<20) + `"`)},
 		{name: "a surrogate at the end of 1 MiB of arguments", line: call(`{"s":"` + strings.Repeat("a", 1<<20) + `\udc00"}`), verdict: Answer, problem: NotUnicode, arguments: `\udc00`},

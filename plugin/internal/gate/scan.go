@@ -63,6 +63,11 @@ type scan struct {
 	// name, arguments, _meta and cursor of params, when params is an
 	// object, and the progress token of its _meta.
 	name, arguments, meta, cursor, progressToken member
+	// relatedTask is _meta's "io.modelcontextprotocol/related-task", and
+	// taskID its "taskId".
+	relatedTask, taskID member
+	// code and message of the error, when it is an object.
+	errorCode, errorMessage member
 
 	depth        int  // the deepest nesting of the whole message ({} is 1)
 	hugeOutside  bool // a number beyond a float64 outside the arguments
@@ -90,7 +95,7 @@ type frame struct {
 type scanner struct {
 	b     []byte
 	s     scan
-	top   [3]frame // the message, its params (or result, error, ...) and their members
+	top   [4]frame // the message, its params (or result, error, ...), their members and theirs
 	deep  []uint64 // a bit per level below the second: 1 for an object
 	level int      // the open levels
 	// argsLevel is the level the arguments' value is at while it is read
@@ -190,8 +195,9 @@ func (sc *scanner) run() bool {
 				return false
 			}
 			// Keys are read down to the members of params, and of its _meta
-			// (never those of the arguments, which may be many).
-			if sc.level <= 2 || sc.level == 3 && sc.inMeta() {
+			// and related task (never those of the arguments, which may be
+			// many).
+			if sc.level <= 2 || sc.level == 3 && sc.inMeta() || sc.level == 4 && sc.inRelatedTask() {
 				sc.top[sc.level-1].key = decode(b[i:end])
 			}
 			i = end
@@ -335,6 +341,17 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 		}
 	case sc.level == 3 && sc.inMeta() && sc.top[2].key == "progressToken":
 		m = &sc.s.progressToken
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == relatedTaskKey:
+		m = &sc.s.relatedTask
+	case sc.level == 4 && sc.inRelatedTask() && sc.top[3].key == "taskId":
+		m = &sc.s.taskID
+	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "error" && sc.top[1].object:
+		switch sc.top[1].key {
+		case "code":
+			m = &sc.s.errorCode
+		case "message":
+			m = &sc.s.errorMessage
+		}
 	}
 	if m == nil {
 		return nil
@@ -351,6 +368,15 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 // params._meta.
 func (sc *scanner) inMeta() bool {
 	return sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "_meta" && sc.top[2].object
+}
+
+// relatedTaskKey is the member of _meta that ties a message to a task.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// inRelatedTask reports whether the level below _meta is an object read as
+// its related task.
+func (sc *scanner) inRelatedTask() bool {
+	return sc.inMeta() && sc.top[2].key == relatedTaskKey && sc.top[3].object
 }
 
 // endScalar finishes a scalar that ended at end.
@@ -394,8 +420,17 @@ func (sc *scanner) end(end int) {
 			}
 		}
 	case 3:
-		if sc.inMeta() && sc.top[2].key == "progressToken" {
-			m = &sc.s.progressToken
+		if sc.inMeta() {
+			switch sc.top[2].key {
+			case "progressToken":
+				m = &sc.s.progressToken
+			case relatedTaskKey:
+				m = &sc.s.relatedTask
+			}
+		}
+	case 4:
+		if sc.inRelatedTask() && sc.top[3].key == "taskId" {
+			m = &sc.s.taskID
 		}
 	}
 	if m != nil {
