@@ -6,7 +6,9 @@ requests, calls the module through Extism, and wraps the responses as the
 ``mcp`` package's ``CallToolResult``.
 
 ``heal(server)`` makes an ``mcp`` ``MCPServer`` answer every tool failure
-with an envelope (supported SDK releases: :data:`SUPPORTED_MCP`).
+with an envelope, and serves its ``run()`` behind the stdio gate
+(supported SDK releases: :data:`SUPPORTED_MCP`); :func:`gated_stdio` is
+that gate as the streams the SDK's ``stdio_server`` takes.
 
 The module-level functions use one process-wide module, loaded (sha256 and
 ABI major checked) on first use; :class:`Toolerr` loads another, and every
@@ -46,6 +48,7 @@ from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
 from ._heal import heal
 from ._sdk import SUPPORTED_MCP, MCPVersionError
+from ._stdio import GATE_HEAD_BYTES, GateVerdict, arguments_too_large, gate, gated_stdio
 
 __version__ = "0.2.0"
 
@@ -66,6 +69,8 @@ __all__ = [
     "ClientError",
     "Envelope",
     "ErrorBuilder",
+    "GATE_HEAD_BYTES",
+    "GateVerdict",
     "Guard",
     "MCPVersionError",
     "Request",
@@ -78,6 +83,7 @@ __all__ = [
     "ValidationField",
     "WASI_OUTPUT_VARIABLE",
     "__version__",
+    "arguments_too_large",
     "call",
     "call_tool",
     "check_result",
@@ -88,6 +94,8 @@ __all__ = [
     "error",
     "escape",
     "format_validation",
+    "gate",
+    "gated_stdio",
     "guard",
     "handle_exception",
     "heal",
