@@ -5,10 +5,12 @@
 // binding does with a verdict, not the module's texts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod/v4';
 
 import { GATE_HEAD_BYTES, argumentsTooLarge, call, gate, gatedStdin, heal } from '../src/index.js';
@@ -55,6 +57,22 @@ test('argumentsTooLarge() is the gate\'s answer to a message of that size', asyn
   const viaGate = JSON.parse((await gate(`${head}"${'x'.repeat(size - 2)}"}}`)).response).result;
   assert.deepEqual(await argumentsTooLarge('billing.get_invoice', size), viaGate);
   assert.equal(viaGate.isError, true);
+});
+
+test('every line the gate hands on is a message the SDK reads', async () => {
+  // The SDK's transport drops a line its JSONRPCMessageSchema refuses.
+  const { cases } = JSON.parse(readFileSync(new URL('../../../tests/vectors/v1/gate.json', import.meta.url), 'utf8'));
+  let checked = 0;
+  for (const c of cases) {
+    if (c.output === undefined || c.input.includes('\n')) continue; // an error, or the head of a long line
+    const verdict = await gate(c.input);
+    if (verdict.verdict !== 'pass' && verdict.verdict !== 'rewrite') continue;
+    const line = verdict.verdict === 'pass' ? c.input : verdict.line;
+    const parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
+    assert.ok(parsed.success, `${c.description}: the SDK refuses ${line.slice(0, 200)}: ${parsed.error?.message}`);
+    checked++;
+  }
+  assert.ok(checked >= 30, `only ${checked} lines handed on`);
 });
 
 /** collect reads a stream to its end. */
