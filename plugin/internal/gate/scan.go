@@ -58,7 +58,7 @@ type scan struct {
 
 	jsonrpc, id, method, params, result, errorMember member
 	// other is the first member of the message that is none of those.
-	other member
+	other     member
 	otherName string
 	// name, arguments, _meta and cursor of params, when params is an
 	// object, and the progress token of its _meta.
