@@ -57,7 +57,7 @@ func TestCLI_Call(t *testing.T) {
 		{"abi error exits 2", `{"code":"X"}`, []string{"call", "tool_error"}, 2, "",
 			`{"code":"INVALID_REQUEST","message":"tool_error: \"message\" is required"}` + "\n"},
 		{"unknown export exits 2 and lists the exports", `{}`, []string{"call", "nope", "--engine", "extism"}, 2, "",
-			`{"code":"INVALID_REQUEST","message":"unknown export \"nope\"; the exports are tool_error, simple_error, required_field, internal_error, rate_limited, server_busy, escape, format_validation, parse, describe, validate, contract_lock, contract_diff, check_result"}` + "\n"},
+			`{"code":"INVALID_REQUEST","message":"unknown export \"nope\"; the exports are tool_error, simple_error, required_field, internal_error, rate_limited, server_busy, escape, format_validation, parse, describe, validate, contract_lock, contract_diff, check_result, gate"}` + "\n"},
 		{"flags before the export", `{"field":"id"}`, []string{"call", "--engine", "native", "required_field"}, 0,
 			`{"content":[{"type":"text","text":"<tool_error code=\"MISSING_REQUIRED_FIELD\">\n<message>Required field \"id\" is missing.</message>\n<recovery>Provide the \"id\" parameter and retry.</recovery>\n</tool_error>"}],"isError":true}` + "\n", ""},
 		{"a second export is a usage error", ``, []string{"call", "a", "b"}, 64, "", ""},
