@@ -81,26 +81,41 @@ def test_every_line_the_gate_hands_on_is_a_message_the_sdk_reads() -> None:
 
 
 class Wire:
-    """A client's side of gated stdio streams: lines in, lines out."""
+    """A client's side of gated stdio streams: lines in through a pipe (kept
+    open until the last request is answered: at its end the SDK ends the
+    session, calls in flight included), lines out."""
 
     def __init__(self, lines: list[bytes]) -> None:
-        self.stdin = io.BytesIO(b"".join(line + b"\n" for line in lines))
+        read_fd, self._write_fd = os.pipe()
+        self.stdin = os.fdopen(read_fd, "rb")
+        os.write(self._write_fd, b"".join(line + b"\n" for line in lines))
         self.stdout = io.BytesIO()
+
+    def close_when(self, last_id: bytes) -> None:
+        if b'"id":%s,' % last_id in self.stdout.getvalue():
+            os.close(self._write_fd)
+            self._write_fd = -1
 
     def answers(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.stdout.getvalue().splitlines()]
 
 
-def run_lowlevel(wire: Wire) -> None:
+def run_lowlevel(wire: Wire, last_id: bytes) -> None:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(params.arguments))])
 
     server = Server("gated", on_call_tool=call_tool)
 
+    async def close_after_the_last_answer() -> None:
+        while wire._write_fd >= 0:
+            wire.close_when(last_id)
+            await anyio.sleep(0.01)
+
     async def serve() -> None:
         async with toolerr.gated_stdio(wire.stdin, wire.stdout) as (stdin, stdout):
-            async with stdio_server(stdin, stdout) as (read_stream, write_stream):
-                with anyio.move_on_after(30):
+            async with stdio_server(stdin, stdout) as (read_stream, write_stream), anyio.create_task_group() as tg:
+                tg.start_soon(close_after_the_last_answer)
+                with anyio.move_on_after(60):
                     await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(serve)
@@ -117,7 +132,7 @@ def test_gated_stdio_answers_what_pydantic_refuses_with_the_gates_answer() -> No
         b"not json",
     ]
     wire = Wire([INIT, INITIALIZED, *hostile, call_line("99", '{"id":"inv_001"}')])
-    run_lowlevel(wire)
+    run_lowlevel(wire, b"99")
     answers = wire.answers()
     by_id = {json.dumps(a.get("id")): a for a in answers}
     for line in hostile[:-1]:
@@ -146,13 +161,28 @@ def test_heal_serves_run_behind_the_gate(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     hostile = [call_line("10", '{"id":1e400}'), call_line("11", '{"id":"\\udc00"}'), b'{"jsonrpc":"2.0","id":12,"method":"ping","extra":1}']
-    stdin = b"".join(line + b"\n" for line in [INIT, INITIALIZED, *hostile, call_line("99", '{"id":"inv_001"}')])
     env = {k: v for k, v in os.environ.items() if k != toolerr.WASI_OUTPUT_VARIABLE}
-    done = subprocess.run([sys.executable, str(script)], input=stdin, capture_output=True, timeout=120, env=env, check=False)
-    answers = {json.dumps(a["id"]): a for a in (json.loads(line) for line in done.stdout.splitlines())}
+    child = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert child.stdin is not None and child.stdout is not None
+    # stdin stays open until the last answer: at its end the SDK ends the
+    # session, calls in flight included.
+    child.stdin.write(b"".join(line + b"\n" for line in [INIT, INITIALIZED, *hostile, call_line("99", '{"id":"inv_001"}')]))
+    child.stdin.flush()
+    answers: dict[str, Any] = {}
+    try:
+        while "99" not in answers:
+            line = child.stdout.readline()
+            assert line, "the server ended its output before answering every request"
+            answer = json.loads(line)
+            answers[json.dumps(answer.get("id"))] = answer
+    finally:
+        child.stdin.close()
+        child.wait(timeout=60)
     for line in hostile:
         want = json.loads(toolerr.gate(line).response or "")
-        assert answers[json.dumps(want["id"])] == want, done.stderr.decode()[-2000:]
+        assert answers[json.dumps(want["id"])] == want
     assert answers["99"]["result"]["content"][0]["text"] == "inv_001"
 
 
