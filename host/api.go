@@ -163,10 +163,17 @@ func (h *Host) ParseResult(ctx context.Context, result *abi.CallToolResult) (*ab
 // stdio gate"). A line over the request limit is sent as its length and
 // its first abi.GateHeadBytes bytes, as the ABI asks.
 func (h *Host) Gate(ctx context.Context, line []byte) (*abi.GateResponse, error) {
-	request := line
-	if len(line) > abi.MaxRequestBytes {
-		request = strconv.AppendInt(make([]byte, 0, 24+abi.GateHeadBytes), int64(len(line)), 10)
-		request = append(append(request, '\n'), line[:abi.GateHeadBytes]...)
+	return h.gateHead(ctx, len(line), line)
+}
+
+// gateHead is Gate on a line of total bytes of which head holds the first
+// (all of them, or at least abi.GateHeadBytes when the line is over the
+// limit).
+func (h *Host) gateHead(ctx context.Context, total int, head []byte) (*abi.GateResponse, error) {
+	request := head
+	if total > abi.MaxRequestBytes {
+		request = strconv.AppendInt(make([]byte, 0, 24+abi.GateHeadBytes), int64(total), 10)
+		request = append(append(request, '\n'), head[:min(len(head), abi.GateHeadBytes)]...)
 	}
 	out, err := h.Call(ctx, "gate", request)
 	if err != nil {
@@ -177,6 +184,38 @@ func (h *Host) Gate(ctx context.Context, line []byte) (*abi.GateResponse, error)
 		return nil, abi.Errorf(abi.CodeInternal, "gate: reading the response: %v", err)
 	}
 	return &resp, nil
+}
+
+// ArgumentsTooLarge renders the stdio gate's <validation_error> for a
+// tool's arguments too large to check: what a host answers when validate
+// refuses their request with REQUEST_TOO_LARGE (the arguments fit the
+// request limit, but not with the schema beside them). size is the
+// arguments' JSON text in bytes; the error measures the tools/call message
+// that carries them (abi/ABI.md, "The stdio gate", "Arguments too large to
+// check").
+func (h *Host) ArgumentsTooLarge(ctx context.Context, tool string, size int) (*abi.CallToolResult, error) {
+	name, err := json.Marshal(tool)
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "arguments too large: the tool name: %v", err)
+	}
+	head := append(append([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":`), name...), `,"arguments":`...)
+	request := strconv.AppendInt(nil, int64(len(head)+size+len(`}}`)), 10)
+	request = append(append(request, '\n'), head...)
+	out, err := h.Call(ctx, "gate", request)
+	if err != nil {
+		return nil, err
+	}
+	var verdict abi.GateResponse
+	var answer struct {
+		Result *abi.CallToolResult `json:"result"`
+	}
+	if err := json.Unmarshal(out, &verdict); err != nil || verdict.Verdict != abi.GateAnswer {
+		return nil, abi.Errorf(abi.CodeInternal, "arguments too large: the gate gave %s", out)
+	}
+	if err := json.Unmarshal([]byte(verdict.Response), &answer); err != nil || answer.Result == nil {
+		return nil, abi.Errorf(abi.CodeInternal, "arguments too large: the gate answered %s", verdict.Response)
+	}
+	return answer.Result, nil
 }
 
 func (h *Host) result(ctx context.Context, export string, req any) (*abi.CallToolResult, error) {

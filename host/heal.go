@@ -35,7 +35,15 @@ import (
 //     server's own tools/list handler, so a tool replaced later is checked
 //     against its new schema.
 //   - If the module cannot check the arguments (a schema it cannot compile,
-//     say), the call goes on to the SDK's own validation unchanged.
+//     say), the call goes on to the SDK's own validation unchanged; if they
+//     are too large to check beside their schema (validate's
+//     REQUEST_TOO_LARGE), they get the stdio gate's too-large
+//     <validation_error> (ArgumentsTooLarge).
+//   - Heal cannot reach the transport: lines the SDK cannot read (a line
+//     that is not JSON-RPC ends its connection; arguments nested 1,000
+//     levels, a number beyond a float64) never reach a middleware. Serve
+//     the healed server on h.GatedStdio() instead of &mcp.StdioTransport{}
+//     and the module's stdio gate answers them.
 func (h *Host) Heal(s *mcp.Server) { h.HealWith(s, HealOptions{}) }
 
 // HealOptions adds to what Heal does.
@@ -123,6 +131,11 @@ func (hs *healer) checkArguments(ctx context.Context, next mcp.MethodHandler, ca
 		req.Contract = hs.opts.Contract(call.Params.Name)
 	}
 	invalid, err := hs.host.Validate(ctx, req)
+	if abiErr := (*abi.Error)(nil); errors.As(err, &abiErr) && abiErr.Code == abi.CodeRequestTooLarge {
+		// Arguments that fit a message but not a check beside their schema:
+		// too large, not a failure of the server.
+		invalid, err = hs.host.ArgumentsTooLarge(ctx, call.Params.Name, len(call.Params.Arguments))
+	}
 	if err != nil || invalid == nil {
 		return nil
 	}

@@ -13,12 +13,13 @@
 //   - At start-up the server diffs the older contract in billing.lock.json
 //     against its own tools (contract_diff); validation errors on a changed
 //     tool carry what changed.
-//   - Every line from the client passes the stdio gate (gate.go) before the
-//     SDK reads it, as in every billing server: a line that is not a
-//     JSON-RPC message is ignored instead of ending the connection, and
-//     arguments no SDK reads intact (too large, too deep, a number beyond a
-//     64-bit float, not an object) are answered with a <validation_error>
-//     the module renders, the same bytes in every language.
+//   - Every line from the client passes the module's stdio gate before the
+//     SDK reads it (h.GatedStdio()), as in every billing server: a line that
+//     is not a JSON-RPC message is ignored instead of ending the connection,
+//     a malformed request gets its JSON-RPC error, and arguments no SDK
+//     reads intact (too large, too deep, a number beyond a 64-bit float, not
+//     valid Unicode, not an object) are answered with the gate's
+//     <validation_error>, the same bytes in every language.
 package main
 
 import (
@@ -28,7 +29,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -82,19 +82,12 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The SDK's StdioTransport, with the gate in front of stdin; the gate
-	// holds whole lines already, so the SDK's line cap is off.
-	transport := &mcp.IOTransport{Reader: newGate(os.Stdin), Writer: nopCloser{os.Stdout}, MaxLineLength: -1}
-	if err := server.Run(ctx, transport); err != nil && ctx.Err() == nil {
+	// The SDK's stdio transport, with the module's stdio gate in front.
+	if err := server.Run(ctx, h.GatedStdio()); err != nil && ctx.Err() == nil {
 		return err
 	}
 	return nil
 }
-
-// nopCloser is stdout as an io.WriteCloser the SDK may close.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // toolDef is one entry of schemas.json.
 type toolDef struct {
@@ -211,23 +204,15 @@ func (b *billing) validated(tool string, schema json.RawMessage, fn toolFunc) mc
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			raw = json.RawMessage(`{}`)
 		}
-		// Arguments the stdio gate replaced: too large, too deep or out of
-		// range are refused whole; ones that are not an object are validated.
-		if kind, inner, ok := gateMarkerOf(raw); ok {
-			if inner == nil {
-				return b.unreadable(ctx, tool, kind)
-			}
-			raw = inner
-		}
 		vreq := abi.ValidateRequest{Action: tool, Schema: schema, Args: raw}
 		if len(b.deltas) > 0 {
 			vreq.Contract = &abi.Contract{Tool: tool, Deltas: b.deltas}
 		}
 		invalid, err := b.h.Validate(ctx, vreq)
 		if abiErr := (*abi.Error)(nil); errors.As(err, &abiErr) && abiErr.Code == abi.CodeRequestTooLarge {
-			// Over the module's request limit (bytes or values): too large
-			// arguments, not a failure of the server.
-			return b.unreadable(ctx, tool, "too_large")
+			// Arguments that fit a message but not a check beside the schema
+			// (bytes or values): too large, not a failure of the server.
+			invalid, err = b.h.ArgumentsTooLarge(ctx, tool, len(raw))
 		}
 		if err != nil {
 			return nil, err
@@ -241,25 +226,6 @@ func (b *billing) validated(tool string, schema json.RawMessage, fn toolFunc) mc
 		}
 		return fn(ctx, args)
 	}
-}
-
-// unreadable answers arguments the server does not read with a
-// <validation_error> on the arguments as a whole, rendered by the module
-// from one custom issue, with the contract changes that concern the tool.
-func (b *billing) unreadable(ctx context.Context, tool, kind string) (*mcp.CallToolResult, error) {
-	issues, err := json.Marshal([]any{map[string]any{"code": "custom", "path": []any{}, "message": gateMessages[kind]}})
-	if err != nil {
-		return nil, err
-	}
-	req := abi.FormatValidationRequest{Action: tool, Issues: issues}
-	if len(b.deltas) > 0 {
-		req.Contract = &abi.Contract{Tool: tool, Deltas: b.deltas}
-	}
-	res, err := b.h.FormatValidation(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return host.ToMCP(res), nil
 }
 
 // arguments are a tool's validated arguments.

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // quickstart: an MCP server over stdio written the way the TypeScript SDK's
 // documentation teaches (McpServer, registerTool with a zod inputSchema,
-// StdioServerTransport), plus one line, heal(server). Without that line the
-// model would get the SDK's plain text for bad arguments and for a handler's
-// failure; with it, every failure reaches the model as an envelope rendered
-// by toolerr.wasm. Nothing here writes XML or checks arguments by hand.
+// StdioServerTransport), plus heal(server) and gatedStdin(). Without heal
+// the model would get the SDK's plain text for bad arguments and for a
+// handler's failure; with it, every failure reaches the model as an envelope
+// rendered by toolerr.wasm. gatedStdin() puts the module's stdio gate in
+// front of the transport, so that a hostile line is answered (or ignored)
+// instead of dropped. Nothing here writes XML or checks arguments by hand.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { heal, toolError } from 'toolerr';
+import { gatedStdin, heal, toolError } from 'toolerr';
 import { z } from 'zod';
 
 // The demo's invoices, in memory.
@@ -18,7 +20,7 @@ const invoices = new Map([
 ]);
 
 const server = new McpServer({ name: 'billing-quickstart', version: '0.1.0' });
-heal(server); // the one line: toolerr answers validation errors and failures
+heal(server); // toolerr answers validation errors and failures
 
 server.registerTool(
   'billing.get_invoice',
@@ -49,4 +51,6 @@ server.registerTool(
   },
 );
 
-await server.connect(new StdioServerTransport());
+// toolerr's stdio gate in front of the SDK's transport: no line the client
+// sends goes unanswered, and arguments no SDK reads intact get a validation error.
+await server.connect(new StdioServerTransport(gatedStdin()));

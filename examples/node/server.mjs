@@ -14,18 +14,17 @@
 //   validation errors on a changed tool carry what changed.
 // - The low-level Server is used because McpServer refuses a plain JSON
 //   Schema as inputSchema; arguments are checked by toolerr's validate.
-// - Every line from the client passes the stdio gate (gate.mjs) before the
-//   SDK reads it, as in every billing server: arguments no SDK reads intact
-//   (too large, too deep, a number beyond a 64-bit float, not an object) are
-//   answered with a <validation_error> the module renders, the same bytes in
-//   every language.
+// - Every line from the client passes the module's stdio gate (the binding's
+//   gatedStdin) before the SDK reads it, as in every billing server: a
+//   malformed request gets its JSON-RPC error, and arguments no SDK reads
+//   intact (too large, too deep, a number beyond a 64-bit float, not valid
+//   Unicode, not an object) are answered with the gate's <validation_error>,
+//   the same bytes in every language.
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolerrError, load } from 'toolerr';
-
-import { GATE_MESSAGES, gateMarkerOf, gatedStdin } from './gate.mjs';
 
 /** MAX_PAY_CALLS is how many validated pay_invoice calls one process accepts. */
 const MAX_PAY_CALLS = 3;
@@ -66,26 +65,20 @@ async function createServer(toolerr) {
     const handler = handlers[name];
     // A validation error on a changed tool carries what changed.
     const contract = deltas.length > 0 ? { tool: name, deltas } : undefined;
-    // unreadable answers arguments the server does not read with a <validation_error> on the
-    // arguments as a whole, rendered by the module from one custom issue.
-    const unreadable = (kind) => toolerr.formatValidation(name, [{ code: 'custom', path: [], message: GATE_MESSAGES[kind] }], undefined, { contract });
     tools.set(name, {
       definition,
       // wrap: a thrown tool error reaches the client intact; anything else
       // thrown becomes INTERNAL_ERROR naming the tool.
       call: toolerr.wrap(name, async (args) => {
-        // Arguments the stdio gate replaced: too large, too deep or out of range are refused
-        // whole; ones that are not an object are validated as they are.
-        const marker = gateMarkerOf(args);
-        if (marker !== null && marker.kind !== 'not_object') return unreadable(marker.kind);
-        if (marker !== null) args = marker.arguments;
         let check;
         try {
           check = await toolerr.validate(name, inputSchema, args, { contract });
         } catch (err) {
-          // Over the module's request limit (bytes or values): too large arguments, not a
-          // failure of the server.
-          if (err instanceof ToolerrError && err.code === 'REQUEST_TOO_LARGE') return unreadable('too_large');
+          // Arguments that fit a message but not a check beside the schema (bytes or values):
+          // too large, not a failure of the server.
+          if (err instanceof ToolerrError && err.code === 'REQUEST_TOO_LARGE') {
+            return toolerr.argumentsTooLarge(name, Buffer.byteLength(JSON.stringify(args)));
+          }
           throw err;
         }
         if (!check.valid) return check.result;
@@ -198,7 +191,7 @@ function textResult(value) {
 async function main() {
   const toolerr = await load();
   const server = await createServer(toolerr);
-  await server.connect(new StdioServerTransport(gatedStdin()));
+  await server.connect(new StdioServerTransport(toolerr.gatedStdin()));
 }
 
 main().catch((err) => {

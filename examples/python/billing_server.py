@@ -15,12 +15,13 @@ Notes:
 - At start-up the server diffs the older contract in examples/billing.lock.json
   against its own tools (``contract_diff``); validation errors on a changed
   tool carry what changed.
-- Every line from the client passes the stdio gate (stdio_gate.py) before
-  the SDK reads it, as in every billing server: a message pydantic's parser
-  refuses (a lone surrogate, deep nesting) would get no answer at all, and
-  arguments no SDK reads intact (too large, too deep, a number beyond a
-  64-bit float, not an object) are answered with a <validation_error> the
-  module renders, the same bytes in every language.
+- Every line from the client passes the module's stdio gate
+  (``toolerr.gated_stdio``) before the SDK reads it, as in every billing
+  server: a message pydantic's parser refuses (a lone surrogate, deep
+  nesting) would get no answer at all; the gate answers malformed requests
+  with their JSON-RPC error, and arguments no SDK reads intact (too large,
+  too deep, a number beyond a 64-bit float, not valid Unicode, not an
+  object) with its <validation_error>, the same bytes in every language.
 
 Run it from the repository root: ``.venv/bin/python examples/python/billing_server.py``.
 """
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,7 +42,6 @@ import toolerr
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from stdio_gate import GATE_MESSAGES, GatedStdin, gate_marker
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas.json"
 #: The lockfile of an older billing contract.
@@ -184,31 +183,19 @@ def build_server() -> Server:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    def unreadable(name: str, kind: str, contract: dict[str, Any] | None) -> types.CallToolResult:
-        """A <validation_error> on the arguments as a whole, for arguments the server does not
-        read, rendered by the module from one custom issue."""
-        issue = {"code": "custom", "path": [], "message": GATE_MESSAGES[kind]}
-        return toolerr.format_validation(name, [issue], dialect="zod", contract=contract)
-
     def call(name: str, arguments: Any) -> types.CallToolResult:
         args = arguments if arguments is not None else {}
         try:
             contract = {"tool": name, "deltas": deltas} if deltas else None
-            # Arguments the stdio gate replaced: too large, too deep or out of range are
-            # refused whole; ones that are not an object are validated as they are.
-            marker = gate_marker(args)
-            if marker is not None and marker[0] != "not_object":
-                return unreadable(name, marker[0], contract)
-            if marker is not None:
-                args = marker[1]
             try:
                 invalid = toolerr.validate(name, schemas[name]["inputSchema"], args, contract)
             except toolerr.ToolerrError as exc:
                 if exc.code != "REQUEST_TOO_LARGE":
                     raise
-                # Over the module's request limit (bytes or values): too large arguments, not
-                # a failure of the server.
-                return unreadable(name, "too_large", contract)
+                # Arguments that fit a message but not a check beside the schema (bytes or
+                # values): too large, not a failure of the server.
+                size = len(compact(args).encode("utf-8"))
+                return toolerr.to_call_tool_result(toolerr.arguments_too_large(name, size))
             if invalid is not None:
                 return invalid
             return handlers[name](args)
@@ -225,9 +212,8 @@ def build_server() -> Server:
 
 async def serve() -> None:
     server = build_server()
-    # The SDK's stdio transport, reading the client's lines through the gate.
-    stdin = GatedStdin(anyio.wrap_file(sys.stdin.buffer))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+    # The SDK's stdio transport, reading the client's lines through the module's gate.
+    async with toolerr.gated_stdio() as (stdin, stdout), stdio_server(stdin, stdout) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

@@ -4,10 +4,11 @@
 //! `<validation_error>` the model can act on, failures a `<tool_error>`.
 //!
 //! The toolerr part is the healed router in `Billing::new` (and pointing
-//! `#[tool_handler]` at it); the handlers hold no XML and no validation.
+//! `#[tool_handler]` at it) and `toolerr::stdio()` for rmcp's `stdio()`, so
+//! that no line the client sends goes unanswered; the handlers hold no XML
+//! and no validation.
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::transport::stdio;
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::json;
@@ -80,7 +81,8 @@ impl ServerHandler for Billing {}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let service = Billing::new().serve(stdio()).await?;
+    // toolerr::stdio(): rmcp's stdio transport behind the stdio gate.
+    let service = Billing::new().serve(toolerr::stdio()).await?;
     service.waiting().await?;
     Ok(())
 }

@@ -58,6 +58,7 @@ var snippetFreeNames = map[string]string{
 	"tools":    "json.RawMessage",
 	"text":     "string",
 	"result":   "*mcp.CallToolResult",
+	"line":     "[]byte",
 }
 
 // snippetPrelude is the generated package's head: its imports (each used

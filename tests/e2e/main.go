@@ -2,7 +2,9 @@
 // the billing scenario of examples/scenario.json with the official Go SDK's
 // client, and demands from every one of them the scenario's exact answers
 // (hence byte-identical answers across servers); then it plays the calls of
-// examples/quickstart.json against every quickstart server listed there.
+// examples/quickstart.json against every quickstart server listed there, and
+// raw hostile lines (hostile.go) against every billing server and every
+// quickstart.
 //
 //	go run ./tests/e2e [-servers go,node] [-skip-prepare]
 //
@@ -163,9 +165,11 @@ func run() int {
 		return fail(err)
 	}
 	passed, failed = passed+qsPassed, failed+qsFailed
-	// Raw lines no SDK client sends, to the servers themselves (hostile.go).
-	hsPassed, hsFailed := playHostile(ctx, h, selected(cfg.Servers))
-	passed, failed = passed+hsPassed, failed+hsFailed
+	// Raw lines no SDK client sends, to the servers themselves and to every
+	// quickstart (hostile.go): each request answered with its id, alike.
+	hsPassed, hsFailed := playHostile(ctx, h, "billing", selected(cfg.Servers), billingLines())
+	qhPassed, qhFailed := playHostile(ctx, h, "quickstart", quickstarts, quickstartLines())
+	passed, failed = passed+hsPassed+qhPassed, failed+hsFailed+qhFailed
 	names := make([]string, len(servers))
 	for i, s := range servers {
 		names[i] = s.Name

@@ -188,6 +188,23 @@ export interface HealableServer {
   connect(...args: never[]): Promise<void>;
 }
 
+/** The stdio gate's verdict on one line a client sent (abi/ABI.md, "The stdio gate"). */
+export type GateVerdict =
+  | { verdict: 'pass' }
+  | { verdict: 'rewrite'; line: string }
+  | { verdict: 'answer'; response: string }
+  | { verdict: 'ignore'; reason: string };
+
+/** Where gatedStdin() reads, writes the gate's answers and notes ignored lines. */
+export interface GatedStdinOptions {
+  /** What the client writes (default process.stdin). */
+  input?: NodeJS.ReadableStream;
+  /** What the client reads, shared with the SDK's transport (default process.stdout). */
+  output?: NodeJS.WritableStream;
+  /** Notes an ignored line (default: a line on stderr). */
+  log?: (note: string) => void;
+}
+
 /** A tool handler: any arguments, a result or a promise of one. */
 export type Handler<A extends unknown[], R> = (...args: A) => R | PromiseLike<R>;
 
@@ -216,12 +233,20 @@ export class Toolerr {
   throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
   /** Makes an McpServer answer through this module (see heal()); returns server. */
   heal<S extends HealableServer>(server: S): S;
+  /** The stdio gate's verdict on one line a client sent: its bytes (a string is sent as UTF-8), without the line feed. */
+  gate(line: Uint8Array | string): Promise<GateVerdict>;
+  /** The stdio gate's <validation_error> for a tool's arguments of size bytes, too large to check beside their schema. */
+  argumentsTooLarge(tool: string, size: number): Promise<CallToolResult>;
+  /** The client's stdin behind the stdio gate, for StdioServerTransport; see gatedStdin(). */
+  gatedStdin(options?: GatedStdinOptions): import('node:stream').Readable;
 }
 
 /** The ABI major version this binding speaks. */
 export const ABI_MAJOR: 1;
 /** The @modelcontextprotocol/sdk versions whose McpServer heal() supports. */
 export const SUPPORTED_SDK: '>=1.24.0 <2';
+/** How much of a line over the request limit the stdio gate reads: its first 64 KiB. */
+export const GATE_HEAD_BYTES: 65536;
 
 /** Loads a module (by default the bundled copy), checking its sha256 and ABI major. */
 export function load(options?: { wasm?: Uint8Array; sha256?: string }): Promise<Toolerr>;
@@ -259,3 +284,14 @@ export function resultText(result: object | null | undefined): string;
  * TypeError, changing nothing, for anything but a supported McpServer.
  */
 export function heal<S extends HealableServer>(server: S): S;
+/** The stdio gate's verdict on one line a client sent: its bytes (a string is sent as UTF-8), without the line feed. */
+export function gate(line: Uint8Array | string): Promise<GateVerdict>;
+/** The stdio gate's <validation_error> for a tool's arguments of size bytes, too large to check beside their schema. */
+export function argumentsTooLarge(tool: string, size: number): Promise<CallToolResult>;
+/**
+ * process.stdin behind the module's stdio gate, for the SDK's transport:
+ * `await server.connect(new StdioServerTransport(gatedStdin()))`. A line the
+ * gate passes or rewrites reaches the SDK; one it answers gets the answer on
+ * output; one it ignores is noted through log.
+ */
+export function gatedStdin(options?: GatedStdinOptions): import('node:stream').Readable;

@@ -47,6 +47,7 @@ const encode_js_1 = require("./encode.js");
 const errors_js_1 = require("./errors.js");
 const heal_js_1 = require("./heal.js");
 const queue_js_1 = require("./queue.js");
+const stdio_js_1 = require("./stdio.js");
 /** ABI_MAJOR is the ABI major version this binding speaks. */
 exports.ABI_MAJOR = 1;
 // The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
@@ -188,7 +189,7 @@ class Toolerr {
         if (this.#exports !== null && !this.#exports.has(exportName)) {
             throw new errors_js_1.ToolerrError('INVALID_REQUEST', `unknown export ${JSON.stringify(String(exportName))}`);
         }
-        const input = typeof request === 'string' || request instanceof Uint8Array ? request : (0, encode_js_1.encodeRequest)(exportName, request);
+        const input = typeof request === 'string' || request instanceof Uint8Array ? ownBytes(request) : (0, encode_js_1.encodeRequest)(exportName, request);
         return this.#queue.run(() => this.#callNow(exportName, input));
     }
     async #callNow(exportName, input) {
@@ -383,6 +384,52 @@ class Toolerr {
     contractDiff(before, after) {
         return this.callJSON('contract_diff', { before, after });
     }
+    // ---- the stdio gate -------------------------------------------------
+    /**
+     * gate applies the stdio gate (abi/ABI.md, "The stdio gate") to one line a
+     * client sent, without its line feed: a Uint8Array of its bytes as read
+     * (a string is sent as UTF-8, which cannot hold the bytes that are not).
+     * It returns the verdict: {verdict: 'pass'}, {verdict: 'rewrite', line}
+     * (hand on line instead), {verdict: 'answer', response} (write response
+     * and a line feed back to the client instead) or {verdict: 'ignore',
+     * reason}. A line over the request limit is sent as its length and its
+     * first GATE_HEAD_BYTES bytes, as the ABI asks.
+     */
+    async gate(line) {
+        const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
+        return this._gateHead(bytes.byteLength, bytes);
+    }
+    /** @internal gate on a line of total bytes, of which head holds the first (all of them, or at least GATE_HEAD_BYTES) */
+    async _gateHead(total, head) {
+        let request = head;
+        if (total > this.#maxRequestBytes) {
+            request = Buffer.concat([Buffer.from(`${total}\n`), head.subarray(0, stdio_js_1.GATE_HEAD_BYTES)]);
+        }
+        return JSON.parse(await this.call('gate', request));
+    }
+    /**
+     * argumentsTooLarge renders the stdio gate's <validation_error> for a
+     * tool's arguments too large to check beside their schema (what heal
+     * answers when the module refuses the check with REQUEST_TOO_LARGE); size
+     * is their JSON text in bytes. The error measures the tools/call message
+     * that carries them.
+     */
+    async argumentsTooLarge(tool, size) {
+        const head = Buffer.from(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":`);
+        const verdict = JSON.parse(await this.call('gate', Buffer.concat([Buffer.from(`${head.byteLength + size + 2}\n`), head])));
+        const result = verdict.verdict === 'answer' ? JSON.parse(verdict.response).result : undefined;
+        if (result === undefined)
+            throw new errors_js_1.ToolerrError('INTERNAL', `arguments too large: the gate gave ${JSON.stringify(verdict)}`);
+        return result;
+    }
+    /**
+     * gatedStdin returns the client's stdin behind the stdio gate, for the
+     * SDK's StdioServerTransport: `new StdioServerTransport(toolerr.gatedStdin())`.
+     * See gatedStdin in index.js.
+     */
+    gatedStdin(options = {}) {
+        return (0, stdio_js_1.gatedStdin)(() => this, options);
+    }
     /** escape escapes text for an element body ('content') or an attribute ('attribute'). */
     async escape(text, context = 'content') {
         return (await this.callJSON('escape', { text, context })).text;
@@ -453,6 +500,18 @@ class Toolerr {
     }
 }
 exports.Toolerr = Toolerr;
+/**
+ * ownBytes returns a Uint8Array request as a copy when it is a view of part
+ * of a larger buffer (a Buffer from Node's pool, a subarray): @extism/extism
+ * hands the plugin the whole underlying buffer of a Uint8Array, not the
+ * bytes the view shows. A string, or an array that is its whole buffer,
+ * goes as it is.
+ */
+function ownBytes(request) {
+    if (typeof request === 'string' || (request.byteOffset === 0 && request.byteLength === request.buffer.byteLength))
+        return request;
+    return new Uint8Array(request);
+}
 /** markRendered marks a promise of a rendered result, so that wrap() delivers it when thrown. */
 function markRendered(promise) {
     promise[RENDERED] = true;

@@ -90,9 +90,11 @@ class ValidationFailure extends Error {
  * args: the rendered <validation_error> when the tool's schema reports
  * issues, else the SDK's own error. That covers a refusal the schema does
  * not share (the SDK's maxToolInputElements ceiling on arguments the schema
- * accepts) and issues the module could not render (arguments too large for
- * it): the SDK's text still tells the model what was wrong. Matching the
- * SDK's wording instead would fail silently the day it changes.
+ * accepts) and issues the module could not render: the SDK's text still
+ * tells the model what was wrong. Matching the SDK's wording instead would
+ * fail silently the day it changes. Arguments too large for the module to
+ * render beside their issues get the stdio gate's too-large
+ * <validation_error> (argumentsTooLarge).
  */
 async function validationFailure(toolerrOf, tool, args, toolName, sdkRefusal) {
   const sent = args ?? {}; // what SDK 1.32 parses for absent arguments
@@ -100,8 +102,14 @@ async function validationFailure(toolerrOf, tool, args, toolName, sdkRefusal) {
   if (issues === null) return sdkRefusal;
   try {
     const toolerr = await toolerrOf();
-    const result = await toolerr.formatValidation(toolName, jsonIssues(issues), sent, { dialect: 'zod' });
-    return new ValidationFailure(result);
+    try {
+      return new ValidationFailure(await toolerr.formatValidation(toolName, jsonIssues(issues), sent, { dialect: 'zod' }));
+    } catch (refusal) {
+      if (refusal?.code !== 'REQUEST_TOO_LARGE') throw refusal;
+      // Arguments that fit a message but not the module's request beside
+      // their issues: too large, not a failure of the server.
+      return new ValidationFailure(await toolerr.argumentsTooLarge(toolName, Buffer.byteLength(JSON.stringify(sent))));
+    }
   } catch {
     return sdkRefusal;
   }

@@ -5,6 +5,7 @@
 import { ToolErrorBuilder } from './builder.js';
 import { defaultToolerr } from './default.js';
 import { healServer } from './heal.js';
+import { gatedStdin as gatedStdinOf } from './stdio.js';
 import { markRendered } from './toolerr.js';
 
 export { ABI_MAJOR, Toolerr, load } from './toolerr.js';
@@ -12,6 +13,7 @@ export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
 export { SUPPORTED_SDK } from './heal.js';
+export { GATE_HEAD_BYTES } from './stdio.js';
 export { resultText } from './result.js';
 
 const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);
@@ -45,6 +47,21 @@ export const escape = shared('escape');
 export const parse = shared('parse');
 /** throwOnError returns a successful result and throws a failed one as a ClientError. */
 export const throwOnError = shared('throwOnError');
+/** gate applies the stdio gate to one line a client sent (its bytes, without the line feed): the verdict. */
+export const gate = shared('gate');
+/** argumentsTooLarge renders the stdio gate's <validation_error> for arguments of size bytes too large to check. */
+export const argumentsTooLarge = sharedRendered('argumentsTooLarge');
+
+/**
+ * gatedStdin returns process.stdin behind the module's stdio gate, for the
+ * SDK's StdioServerTransport, in one line:
+ * `await server.connect(new StdioServerTransport(gatedStdin()))`. Lines the
+ * gate answers get their answer on process.stdout, lines it ignores a note
+ * on stderr; the others reach the SDK. Options: {input, output, log}.
+ */
+export function gatedStdin(options = {}) {
+  return gatedStdinOf(defaultToolerr, options);
+}
 
 /** toolError starts a <tool_error>: await it for the CallToolResult, or throw it in a wrapped handler. */
 export function toolError(code, options = {}) {

@@ -305,19 +305,24 @@ async def test_direct_call_tool_is_healed_and_heal_is_idempotent() -> None:
 
 
 @pytest.mark.anyio
-async def test_what_the_module_refuses_is_left_to_the_sdk() -> None:
-    """Arguments beyond the module's request limit: the validation error
-    cannot be rendered, so the SDK's own answer stands (never a half-made
-    envelope)."""
+async def test_arguments_too_large_to_render_get_the_gates_error() -> None:
+    """Arguments beyond the module's request limit: their validation error
+    cannot be rendered beside them, so the answer is the stdio gate's
+    too-large error on the arguments as a whole (never a half-made envelope,
+    never the SDK's text echoing them)."""
     limit = toolerr.describe()["limits"]["maxRequestBytes"]
+    args = {"id": "x" * limit}
+    want = toolerr.to_call_tool_result(
+        toolerr.arguments_too_large("billing.get_invoice", len(json.dumps(args, separators=(",", ":"))))
+    )
     server = build()
-    with pytest.raises(ToolError) as raised:
-        await server.call_tool("billing.get_invoice", {"id": "x" * limit})
-    assert isinstance(raised.value.__cause__, pydantic.ValidationError)
+    direct = await server.call_tool("billing.get_invoice", args)
+    assert isinstance(direct, CallToolResult) and direct.is_error is True
+    assert texts(direct) == texts(want)
     async with connect(server) as client:
-        result = await client.call_tool("billing.get_invoice", {"id": "x" * limit})
+        result = await client.call_tool("billing.get_invoice", args)
     assert result.is_error is True
-    assert texts(result)[0].startswith("Error executing tool billing.get_invoice: 1 validation error")
+    assert texts(result) == texts(want)
 
 
 @pytest.mark.anyio

@@ -102,6 +102,12 @@ def test_render_snippet_prints_what_the_readme_shows() -> None:
     assert run(BLOCKS[i][1]) == BLOCKS[i + 1][1]
 
 
+def test_gate_snippet_prints_what_the_readme_shows() -> None:
+    i = next(i for i, (lang, code) in enumerate(BLOCKS) if lang == "python" and "toolerr.gate(" in code)
+    assert BLOCKS[i + 1][0] == "text"
+    assert run(BLOCKS[i][1]) == BLOCKS[i + 1][1]
+
+
 def test_contract_snippet_prints_what_the_readme_shows() -> None:
     i = next(i for i, (lang, code) in enumerate(BLOCKS) if lang == "python" and "toolerr.contract_lock(" in code)
     assert BLOCKS[i + 1][0] == "text"

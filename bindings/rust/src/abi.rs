@@ -627,6 +627,30 @@ impl Validation {
     }
 }
 
+/// The stdio gate's verdict on one line a client sent (the response of
+/// `gate`, abi/ABI.md "The stdio gate").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "lowercase")]
+pub enum GateVerdict {
+    /// Hand the line on as it is.
+    Pass,
+    /// Hand `line` on instead.
+    Rewrite {
+        /// The line to hand on, without its line feed.
+        line: String,
+    },
+    /// Write `response` and a line feed back to the client instead.
+    Answer {
+        /// A JSON-RPC response, without its line feed.
+        response: String,
+    },
+    /// Do not hand the line on; `reason` says why.
+    Ignore {
+        /// Why, to note on stderr.
+        reason: String,
+    },
+}
+
 /// The request of `parse`: `{text}` or `{result}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

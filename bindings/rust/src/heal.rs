@@ -60,13 +60,17 @@ impl Source {
 ///   that message; an envelope (a returned [`ToolError`]) passes byte for
 ///   byte;
 /// - arguments the schema accepts but serde refuses get a
-///   `<validation_error>` on the root;
+///   `<validation_error>` on the root; arguments too large to check beside
+///   the schema get the stdio gate's too-large `<validation_error>`;
 /// - a panic becomes `INTERNAL_ERROR` (a [`ToolError`] payload is rendered
 ///   intact);
 /// - unknown and disabled tools are still answered by rmcp.
 ///
 /// Heal the whole router (after any `+` or `merge`): routes added later are
-/// not healed. It loads the process-wide host now, so the first call does not
+/// not healed. A router cannot reach the transport: serve the server on
+/// [`stdio()`](crate::stdio) instead of rmcp's `stdio()` so that lines rmcp
+/// would drop (a lone surrogate, `1e400`, nesting over 128 levels) are
+/// answered by the module's stdio gate. It loads the process-wide host now, so the first call does not
 /// wait for the module to compile.
 ///
 /// rmcp 3.11's `#[tool_handler]` calls `Self::tool_router()` on every
@@ -136,8 +140,16 @@ impl<S: 'static> Healer<S> {
         match host.validate_json(&request) {
             Ok(Validation::Valid) => {}
             Ok(Validation::Invalid(result)) => return complete(McpResult::from(result)),
-            // A schema the module refuses, or arguments over its limits:
-            // the handler never runs on arguments nobody checked.
+            // Arguments that fit a message but not a check beside their
+            // schema: too large, not a failure of the server.
+            Err(e) if e.code == crate::ErrorCode::RequestTooLarge => {
+                let size = serde_json::to_vec(&args).map_or(0, |b| b.len());
+                return complete(McpResult::from(
+                    host.arguments_too_large(tool, size).map_err(unavailable)?,
+                ));
+            }
+            // A schema the module refuses: the handler never runs on
+            // arguments nobody checked.
             Err(e) => {
                 return complete(
                     host.internal(

@@ -369,6 +369,65 @@ impl Host {
             .map_err(|e| Error::trap(format!("toolerr: new instance: {e:#}")))
     }
 
+    /// How much of a line over the request limit the gate reads: its
+    /// first 64 KiB.
+    pub const GATE_HEAD_BYTES: usize = 64 << 10;
+
+    /// Applies the stdio gate (abi/ABI.md, "The stdio gate") to one line a
+    /// client sent, its bytes as read without the line feed: pass it on,
+    /// pass on the line the gate rewrote, answer it, or ignore it. A line
+    /// over the request limit is sent as its length and its first
+    /// [`GATE_HEAD_BYTES`](Self::GATE_HEAD_BYTES) bytes, as the ABI asks.
+    pub fn gate(&self, line: &[u8]) -> Result<abi::GateVerdict> {
+        self.gate_head(line.len(), line)
+    }
+
+    /// [`gate`](Self::gate) on a line of `total` bytes of which `head` holds
+    /// the first (all of them, or at least `GATE_HEAD_BYTES`).
+    pub(crate) fn gate_head(&self, total: usize, head: &[u8]) -> Result<abi::GateVerdict> {
+        let text = if total as u64 > self.description.limits.max_request_bytes {
+            let mut request = format!("{total}\n").into_bytes();
+            request.extend_from_slice(&head[..head.len().min(Self::GATE_HEAD_BYTES)]);
+            self.call_raw("gate", &request)?
+        } else {
+            self.call_raw("gate", head)?
+        };
+        serde_json::from_str(&text)
+            .map_err(|e| Error::internal(format!("gate: undecodable response: {e}")))
+    }
+
+    /// Renders the stdio gate's `<validation_error>` for a tool's arguments
+    /// too large to check beside their schema (what [`heal`](crate::heal)
+    /// answers when the module refuses the check with `REQUEST_TOO_LARGE`);
+    /// `size` is their JSON text in bytes. The error measures the
+    /// `tools/call` message that carries them.
+    pub fn arguments_too_large(&self, tool: &str, size: usize) -> Result<CallToolResult> {
+        let name = serde_json::to_string(tool)
+            .map_err(|e| Error::invalid(format!("arguments too large: the tool name: {e}")))?;
+        let head = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{{"name":{name},"arguments":"#
+        );
+        let request = format!("{}\n{head}", head.len() + size + 2);
+        match serde_json::from_str(&self.call_raw("gate", request.as_bytes())?) {
+            Ok(abi::GateVerdict::Answer { response }) => {
+                #[derive(Deserialize)]
+                struct Answer {
+                    result: CallToolResult,
+                }
+                serde_json::from_str::<Answer>(&response)
+                    .map(|a| a.result)
+                    .map_err(|e| {
+                        Error::internal(format!(
+                            "arguments too large: the gate answered {response}: {e}"
+                        ))
+                    })
+            }
+            other => Err(Error::internal(format!(
+                "arguments too large: the gate gave {other:?}"
+            ))),
+        }
+    }
+
     fn result<Req: Serialize + ?Sized>(
         &self,
         export: &str,

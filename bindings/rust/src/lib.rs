@@ -16,6 +16,9 @@
 //! - [`heal`] (cargo feature `server`, on by default) puts all of it inside
 //!   an rmcp `ToolRouter`: arguments validated against each tool's schema,
 //!   handler errors and panics rendered as envelopes.
+//! - [`stdio`] (feature `server`) is rmcp's stdio transport behind the
+//!   module's stdio gate ([`Host::gate`]): `server.serve(toolerr::stdio())`
+//!   answers every request a client sends, however malformed.
 //!
 //! ```
 //! use rmcp::model::CallToolResult;
@@ -39,11 +42,13 @@ mod error;
 mod heal;
 mod host;
 mod mcp;
+#[cfg(feature = "server")]
+mod stdio;
 
 pub use abi::{
     CallToolResult, Content, Contract, ContractDiff, Delta, DetailValue, Details, Envelope,
-    EscapeContext, Field, FormatValidationRequest, LockedTool, Lockfile, Severity,
-    ToolErrorRequest, Validation, ValidateRequest,
+    EscapeContext, Field, FormatValidationRequest, GateVerdict, LockedTool, Lockfile, Severity,
+    ToolErrorRequest, ValidateRequest, Validation,
 };
 pub use builder::{ErrorBuilder, ToolError, tool_error};
 pub use error::{Error, ErrorCode, Result};
@@ -53,8 +58,16 @@ pub use host::{
     ABI_MAJOR, Host, Options, WASI_OUTPUT_VARIABLE, WASM, WASM_SHA256_FILE, host, wasm_sha256,
 };
 pub use mcp::{ClientError, ClientErrorKind, HandlerError, check};
+#[cfg(feature = "server")]
+pub use stdio::{GatedStdin, GatedStdout, stdio};
 
 use rmcp::model::CallToolResult as McpResult;
+
+/// The stdio gate's verdict on one line a client sent, on the process-wide
+/// host; see [`Host::gate`].
+pub fn gate(line: &[u8]) -> Result<GateVerdict> {
+    host()?.gate(line)
+}
 
 /// Renders the reference's `error()`: a message and, when `code` is given, a
 /// code attribute.

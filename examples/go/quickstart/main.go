@@ -1,8 +1,9 @@
 // Command quickstart-go is the smallest billing server written the way the
 // MCP Go SDK teaches (typed mcp.AddTool handlers, input structs, the stdio
-// transport) with toolerr added by one line, h.Heal(server): invalid
-// arguments, returned tool errors and failing dependencies all reach the
-// model as envelopes rendered by toolerr.wasm.
+// transport) with toolerr added by two lines, h.Heal(server) and the gated
+// stdio transport: invalid arguments, returned tool errors and failing
+// dependencies all reach the model as envelopes rendered by toolerr.wasm,
+// and no line the client sends ends the session.
 package main
 
 import (
@@ -67,7 +68,9 @@ func main() {
 	mcp.AddTool(server, &mcp.Tool{Name: "billing.get_invoice", Description: "Get one invoice by ID", InputSchema: input}, getInvoice)
 	mcp.AddTool(server, &mcp.Tool{Name: "billing.export_invoices", Description: "Export every invoice"}, exportInvoices)
 
-	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil {
+	// toolerr: the SDK's stdio transport behind the stdio gate, so that no
+	// line ends the session and hostile arguments get a validation error
+	if err := server.Run(ctx, h.GatedStdio()); err != nil {
 		log.Fatal(err)
 	}
 }

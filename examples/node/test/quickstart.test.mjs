@@ -113,11 +113,11 @@ test('quickstart.mjs answers the shared calls of examples/quickstart.json', asyn
   }
 });
 
-test("quickstart.mjs is the SDK's usual server plus one line", () => {
+test("quickstart.mjs is the SDK's usual server plus heal and the gated stdin", () => {
   const source = readFileSync(quickstartPath, 'utf8');
   assert.match(source, /^heal\(server\);/m);
   assert.match(source, /new McpServer\(/);
-  assert.match(source, /new StdioServerTransport\(\)/);
+  assert.match(source, /new StdioServerTransport\(gatedStdin\(\)\)/);
   for (const handWritten of ['<validation_error', '<tool_error', 'setRequestHandler', 'safeParse', 'formatValidation', 'validate(']) {
     assert.ok(!source.includes(handWritten), `quickstart.mjs must not contain ${handWritten}`);
   }

@@ -13,11 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 use toolerr::{
-    Contract, Delta, ErrorCode, FormatValidationRequest, HandlerError, Host, Severity, ToolError,
-    ValidateRequest, Validation, tool_error,
+    Contract, Delta, ErrorCode, HandlerError, Host, Severity, ToolError, ValidateRequest,
+    Validation, tool_error,
 };
-
-use crate::gate::{Marker, gate_marker, gate_message};
 
 /// Each tool's description and inputSchema, the same text for every language.
 const SCHEMAS: &str = include_str!("../../schemas.json");
@@ -141,14 +139,6 @@ impl Billing {
     /// `Host::wrap`: a `ToolError` comes out intact, anything else as
     /// INTERNAL_ERROR naming the tool.
     async fn run(&self, tool: &Tool, args: Value) -> Result<CallToolResult, HandlerError> {
-        // Arguments the stdio gate replaced: too large, too deep or out of
-        // range are refused whole; ones that are not an object are validated
-        // as they are.
-        let args = match gate_marker(&args) {
-            Some(Marker::Refused(kind)) => return self.unreadable(tool, kind),
-            Some(Marker::NotObject(inner)) => inner,
-            None => args,
-        };
         // Validation errors carry the contract changes that concern this
         // tool (the module keeps those of actions.<tool>).
         let request = ValidateRequest {
@@ -160,10 +150,11 @@ impl Billing {
         match self.host.validate(&request) {
             Ok(Validation::Valid) => {}
             Ok(Validation::Invalid(result)) => return Ok(result.into()),
-            // Over the module's request limit (bytes or values): too large
-            // arguments, not a failure of the server.
+            // Arguments that fit a message but not a check beside the schema
+            // (bytes or values): too large, not a failure of the server.
             Err(e) if e.code == ErrorCode::RequestTooLarge => {
-                return self.unreadable(tool, "too_large");
+                let size = serde_json::to_vec(&request.args).map_or(0, |b| b.len());
+                return Ok(self.host.arguments_too_large(&tool.name, size)?.into());
             }
             Err(e) => return Err(e.into()),
         }
@@ -183,21 +174,6 @@ impl Billing {
     fn contract(&self, tool: &Tool) -> Option<Contract> {
         (!self.deltas.is_empty())
             .then(|| Contract::with_deltas(tool.name.to_string(), self.deltas.clone()))
-    }
-
-    /// Answers arguments the server does not read with a `<validation_error>`
-    /// on the arguments as a whole, rendered by the module from one custom
-    /// issue.
-    fn unreadable(&self, tool: &Tool, kind: &str) -> Result<CallToolResult, HandlerError> {
-        let message = gate_message(kind).ok_or_else(|| format!("no message for {kind}"))?;
-        let request = FormatValidationRequest {
-            action: tool.name.to_string(),
-            issues: serde_json::json!([{"code": "custom", "path": [], "message": message}]),
-            args: None,
-            dialect: None,
-            contract: self.contract(tool),
-        };
-        Ok(self.host.format_validation(&request)?.into())
     }
 
     fn get_invoice(&self, id: &str) -> Result<CallToolResult, HandlerError> {

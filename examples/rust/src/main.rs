@@ -12,15 +12,15 @@
 //! - At start-up the server diffs the older contract in
 //!   examples/billing.lock.json against its own tools (`contract_diff`);
 //!   validation errors on a changed tool carry what changed.
-//! - Every line from the client passes the stdio gate (gate.rs) before rmcp
-//!   reads it, as in every billing server: a message serde_json refuses (a
-//!   lone surrogate, 1e309, deep nesting) would be dropped without an answer,
-//!   and arguments no SDK reads intact (too large, too deep, a number beyond a
-//!   64-bit float, not an object) are answered with a `<validation_error>` the
-//!   module renders, the same bytes in every language.
+//! - Every line from the client passes the module's stdio gate
+//!   (`toolerr::stdio()`) before rmcp reads it, as in every billing server: a
+//!   message serde_json refuses (a lone surrogate, 1e309, deep nesting) would
+//!   be dropped without an answer; the gate answers malformed requests with
+//!   their JSON-RPC error, and arguments no SDK reads intact (too large, too
+//!   deep, a number beyond a 64-bit float, not valid Unicode, not an object)
+//!   with its `<validation_error>`, the same bytes in every language.
 
 mod billing;
-mod gate;
 
 use std::process::ExitCode;
 
@@ -40,11 +40,10 @@ async fn main() -> ExitCode {
 
 /// Serves the billing tools on stdin/stdout until the client leaves.
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let server = billing::Billing::new(toolerr::host()?)?;
+    let host = toolerr::host()?;
+    let server = billing::Billing::new(host)?;
     // rmcp's stdio transport, reading the client's lines through the gate.
-    let (gated, gate_output) = tokio::io::duplex(1 << 16);
-    tokio::spawn(gate::run_gate(tokio::io::stdin(), gate_output));
-    let service = match server.serve((gated, tokio::io::stdout())).await {
+    let service = match server.serve(host.stdio()).await {
         Ok(service) => service,
         // stdin ended before any client initialized: nothing to serve (this is
         // how build.sh starts it once, to fill wasmtime's compilation cache).

@@ -84,6 +84,7 @@ const (
 	gateTooLarge   = "The arguments are too large: this tool reads at most 4194304 bytes of JSON and 200000 values."
 	gateTooDeep    = "The arguments are nested too deeply: this tool reads at most 64 levels of objects and arrays."
 	gateOutOfRange = "A number in the arguments is beyond the range of a 64-bit float: send finite numbers."
+	gateNotUnicode = "A string in the arguments is not valid Unicode: send text as UTF-8, without lone surrogates."
 	gateNotObject  = "The arguments must be an object of named parameters."
 )
 
@@ -108,10 +109,26 @@ func (c *call) gateIssue(d *gate.Decision) (validation.Issue, *jsonv.Value, *abi
 			n = n[:47] + "..."
 		}
 		return validation.Issue{Message: gateOutOfRange, SentText: n}, nil, nil
+	case gate.NotUnicode:
+		return validation.Issue{Message: gateNotUnicode, SentText: unicodeSent(d.Arguments)}, nil, nil
 	}
 	args, err := c.dec.Parse(d.Arguments, abi.MaxDepth, abi.MaxValues)
 	if err != nil {
 		return validation.Issue{}, nil, abi.Errorf(abi.CodeInternal, "gate: reading arguments the gate accepted: %v", err)
 	}
 	return validation.Issue{Message: gateNotObject, HasSent: true, Sent: args}, args, nil
+}
+
+// unicodeSent names what was not Unicode: a lone surrogate escape as it
+// was written (\ud800), raw bytes by their value (the byte 0xff).
+func unicodeSent(b []byte) string {
+	if len(b) > 0 && b[0] == '\\' {
+		return string(b)
+	}
+	const hex = "0123456789abcdef"
+	out := []byte("the byte 0x")
+	for _, c := range b {
+		out = append(out, hex[c>>4], hex[c&15])
+	}
+	return string(out)
 }

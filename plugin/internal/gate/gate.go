@@ -5,13 +5,16 @@
 // A line gets one of four verdicts:
 //   - pass: hand it on as it is;
 //   - rewrite: hand on the line the gate wrote instead (lone surrogate
-//     escapes and bytes that are not UTF-8 inside strings become U+FFFD,
-//     as the module itself reads them; null tool arguments become {});
+//     escapes and bytes that are not UTF-8 inside strings outside tool
+//     arguments become U+FFFD, as the module itself reads them; null
+//     params, _meta and tool arguments become {});
 //   - answer: do not hand it on; the gate wrote the JSON-RPC response the
-//     client gets instead (a request no SDK can read intact: an invalid
-//     JSON-RPC request with a usable id, params that are not an object or
-//     that hold what no SDK reads, tool arguments that are too large, too
-//     deep, out of range or not an object);
+//     client gets instead (a request some SDK cannot read intact or drops:
+//     an invalid JSON-RPC request with a usable id, an id that is not a
+//     string or a safe integer, a member JSON-RPC does not have, params,
+//     _meta, a progress token or a cursor of the wrong kind or holding what
+//     no SDK reads, tool arguments that are too large, too deep, out of
+//     range, not valid Unicode or not an object);
 //   - ignore: do not hand it on, and note why (a line that is not JSON, or
 //     not a JSON-RPC message with an id to answer).
 //
@@ -78,6 +81,7 @@ const (
 	TooLarge            // over MaxArgumentBytes or MaxArgumentValues
 	TooDeep             // nested over MaxArgumentDepth
 	OutOfRange          // a number beyond a float64
+	NotUnicode          // a lone surrogate escape or bytes that are not UTF-8
 	NotAnObject         // a string, number, boolean or array
 )
 
@@ -99,8 +103,9 @@ type Decision struct {
 	// with a validation error.
 	Tool    string
 	Problem Problem
-	// Arguments is the arguments' JSON text (NotAnObject), or the number
-	// that is out of range (OutOfRange).
+	// Arguments is the arguments' JSON text (NotAnObject), the number that
+	// is out of range (OutOfRange), or the first lone surrogate escape or
+	// byte that is not UTF-8 as sent (NotUnicode).
 	Arguments []byte
 	// Bytes, Values and Depth are what was measured of the arguments:
 	// their size, the values they hold and their nesting. For a line over
@@ -126,7 +131,9 @@ func Check(input []byte) (Decision, error) {
 		return ignore("not JSON"), nil
 	}
 	fixed, changed := head, len(s.fixes) > 0
+	var unreadable []byte // what of the arguments is not Unicode, as sent
 	if changed {
+		unreadable = s.firstFixInArguments(head)
 		// The decision is made on the line as the SDK will read it.
 		fixed = applyFixes(head, s.fixes, s.fixEscapes)
 		s = scanLine(fixed, cut)
@@ -134,7 +141,7 @@ func Check(input []byte) (Decision, error) {
 	if cut {
 		return checkCut(s, fixed, total), nil
 	}
-	d := decide(s, fixed)
+	d := decide(s, fixed, unreadable)
 	if d.Verdict == Pass && changed {
 		d.Verdict, d.Line = Rewrite, fixed
 	}
@@ -200,9 +207,25 @@ func usableID(id member) bool {
 	return (id.kind == kindString || id.kind == kindNumber) && !id.twice && id.at.end > 0
 }
 
+// firstFixInArguments returns the first lone surrogate escape or byte that
+// is not UTF-8 inside the arguments of line, as sent; nil for none.
+func (s scan) firstFixInArguments(line []byte) []byte {
+	a := s.arguments.at
+	if s.arguments.kind == kindNone || a.end < 0 {
+		return nil
+	}
+	for _, f := range s.fixes {
+		if f.start >= a.start && f.end <= a.end {
+			return line[f.start:f.end]
+		}
+	}
+	return nil
+}
+
 // decide gives the verdict on a whole line, one JSON value that needs no
-// fixes.
-func decide(s scan, line []byte) Decision {
+// fixes; unreadable is what of its arguments was not Unicode before the
+// fixes (nil for none).
+func decide(s scan, line, unreadable []byte) Decision {
 	if !s.object {
 		if firstByte(line) == '[' {
 			return ignore("a batch (a JSON array): MCP sends one message a line")
@@ -247,6 +270,17 @@ func decide(s scan, line []byte) Decision {
 		return ignore("not a JSON-RPC 2.0 message: a response holds a result or an error, not both")
 	case isResponse && s.id.kind == kindNone:
 		return ignore("not a JSON-RPC 2.0 message: a response without an id")
+	case isResponse && s.id.kind == kindNull:
+		// It answers a request the server cannot name: no SDK routes it,
+		// and the Go SDK ends the session on it.
+		return ignore("an error with a null id answers no request of the server")
+	case s.errorMember.kind != kindNone && (s.errorMember.kind != kindObject || s.errorCode.twice || s.errorMessage.twice ||
+		s.errorCode.kind != kindNumber || !safeInteger(line[s.errorCode.at.start:s.errorCode.at.end]) || s.errorMessage.kind != kindString):
+		return ignore(`not a JSON-RPC 2.0 message: an error is an object with an integer "code" and a string "message"`)
+	case isResponse && s.other.kind != kindNone:
+		return ignore("not a JSON-RPC 2.0 message: " + strconv.Quote(shortName(s.otherName)) + " is not a member of a JSON-RPC response")
+	case s.result.kind != kindNone && s.result.kind != kindObject:
+		return ignore("not a JSON-RPC 2.0 message: a result is an object")
 	case isResponse:
 		if s.depth > MaxMessageDepth || s.hugeOutside || s.argsHuge {
 			return ignore("a response no SDK reads intact: nested over " + strconv.Itoa(MaxMessageDepth) + " levels, or a number beyond a 64-bit float")
@@ -257,9 +291,15 @@ func decide(s scan, line []byte) Decision {
 	case s.method.kind != kindString:
 		return refuse(CodeInvalidRequest, `"method" must be a string`)
 	}
+	switch {
+	case s.other.kind != kindNone:
+		return refuse(CodeInvalidRequest, strconv.Quote(shortName(s.otherName))+" is not a member of a JSON-RPC request")
+	case s.id.kind == kindNumber && !safeInteger(line[s.id.at.start:s.id.at.end]):
+		return refuse(CodeInvalidRequest, `"id" must be a string or an integer (no fraction, no exponent, at most 2^53-1 either side of 0)`)
+	}
 	isCall := s.method.text == "tools/call" && answerable
 	if isCall {
-		if d, done := decideCall(s, line); done {
+		if d, done := decideCall(s, line, unreadable); done {
 			return d
 		}
 	}
@@ -270,20 +310,85 @@ func decide(s scan, line []byte) Decision {
 		return refuse(CodeInvalidParams, "the message is nested more than "+strconv.Itoa(MaxMessageDepth)+" levels deep")
 	case s.hugeOutside:
 		return refuse(CodeInvalidParams, "a number is beyond the range of a 64-bit float")
+	case s.meta.twice, s.cursor.twice, s.progressToken.twice:
+		return refuse(CodeInvalidParams, `"_meta", "cursor" or "progressToken" is given twice`)
+	case s.meta.kind != kindNone && s.meta.kind != kindObject && s.meta.kind != kindNull:
+		return refuse(CodeInvalidParams, `"_meta" must be an object`)
+	case s.progressToken.kind != kindNone && s.progressToken.kind != kindString &&
+		!(s.progressToken.kind == kindNumber && safeInteger(line[s.progressToken.at.start:s.progressToken.at.end])):
+		return refuse(CodeInvalidParams, `"progressToken" must be a string or an integer`)
+	case s.cursor.kind != kindNone && s.cursor.kind != kindString:
+		return refuse(CodeInvalidParams, `"cursor" must be a string`)
+	case s.relatedTask.kind != kindNone && (s.relatedTask.kind != kindObject || s.relatedTask.twice || s.taskID.kind != kindString || s.taskID.twice):
+		return refuse(CodeInvalidParams, strconv.Quote(relatedTaskKey)+` must be an object with a string "taskId"`)
+	}
+	// A null where MCP has an object reads as an empty one: params, _meta,
+	// and a tool call's arguments.
+	var nulls []span
+	for _, m := range []member{s.params, s.meta} {
+		if m.kind == kindNull {
+			nulls = append(nulls, m.at)
+		}
 	}
 	if isCall && s.arguments.kind == kindNull {
-		a := s.arguments.at
-		out := make([]byte, 0, len(line)+2)
-		out = append(out, line[:a.start]...)
-		out = append(out, "{}"...)
-		return Decision{Verdict: Rewrite, Line: append(out, line[a.end:]...)}
+		nulls = append(nulls, s.arguments.at)
 	}
-	return Decision{Verdict: Pass}
+	if len(nulls) == 0 {
+		return Decision{Verdict: Pass}
+	}
+	if len(nulls) == 2 && nulls[1].start < nulls[0].start {
+		nulls[0], nulls[1] = nulls[1], nulls[0]
+	}
+	out := make([]byte, 0, len(line)+2*len(nulls))
+	at := 0
+	for _, n := range nulls {
+		out = append(append(out, line[at:n.start]...), "{}"...)
+		at = n.end
+	}
+	return Decision{Verdict: Rewrite, Line: append(out, line[at:]...)}
+}
+
+// maxSafeInteger is the largest integer every SDK reads exactly (a
+// JavaScript number's 2^53-1).
+const maxSafeInteger = 1<<53 - 1
+
+// safeInteger reports whether a JSON number's text is an integer every SDK
+// reads as the same value and writes back as the same text: no fraction,
+// no exponent, not -0, at most maxSafeInteger either side of 0.
+func safeInteger(text []byte) bool {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 16 || (digits[0] == '0' && len(text) > 1) {
+		return false
+	}
+	var n uint64 // 16 digits fit: the module's int is 32 bits wide
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n <= maxSafeInteger
+}
+
+// shortName is a member's name for a message: at most 64 bytes, cut on a
+// character boundary and marked.
+func shortName(name string) string {
+	if len(name) <= 64 {
+		return name
+	}
+	cut := 61
+	for cut > 0 && name[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return name[:cut] + "..."
 }
 
 // decideCall answers a tools/call request whose params or arguments no
 // SDK reads intact; done is false for one the other rules decide.
-func decideCall(s scan, line []byte) (Decision, bool) {
+func decideCall(s scan, line, unreadable []byte) (Decision, bool) {
 	id := line[s.id.at.start:s.id.at.end]
 	if s.params.kind != kindObject || s.name.kind != kindString || s.name.twice || s.arguments.twice {
 		return Decision{Verdict: Answer, ID: id, ErrorCode: CodeInvalidParams,
@@ -301,6 +406,10 @@ func decideCall(s scan, line []byte) (Decision, bool) {
 		call.Problem = TooDeep
 	case s.argsHuge:
 		call.Problem, call.Arguments = OutOfRange, line[s.argsHugeText.start:s.argsHugeText.end]
+	case unreadable != nil:
+		// The U+FFFD an SDK would read there is not what the model sent:
+		// the model is told, instead of the handler getting other text.
+		call.Problem, call.Arguments = NotUnicode, unreadable
 	case a.kind != kindObject:
 		call.Problem, call.Arguments = NotAnObject, line[a.at.start:a.at.end]
 	default:

@@ -10,6 +10,12 @@ func call(args string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + args + `}}`
 }
 
+// meta is a tools/call line for tool "t" with empty arguments and the JSON
+// text value in params._meta.
+func meta(value string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"s":` + value + `}}}`
+}
+
 // Cases the vectors cannot carry: bytes that are not UTF-8, and lines
 // too large for a vector file.
 func TestCheck_Lines(t *testing.T) {
@@ -20,11 +26,18 @@ func TestCheck_Lines(t *testing.T) {
 		rewrite string // the line handed on, for Rewrite
 		problem Problem
 		sent    int // Depth, Values or Bytes measured, when checked
+		// arguments is what the decision quotes of them, when checked.
+		arguments string
 	}{
-		{name: "a byte that is not UTF-8 becomes U+FFFD", line: call(`{"s":"a` + "\xff" + `b"}`), verdict: Rewrite, rewrite: call(`{"s":"a` + "\uFFFD" + `b"}`)},
-		{name: "an encoded surrogate is three bytes that are not UTF-8", line: call(`{"s":"` + "\xed\xa0\x80" + `"}`), verdict: Rewrite, rewrite: call(`{"s":"` + strings.Repeat("\uFFFD", 3) + `"}`)},
-		{name: "a truncated sequence", line: call(`{"s":"` + "\xe2\x82" + `x"}`), verdict: Rewrite, rewrite: call(`{"s":"` + strings.Repeat("\uFFFD", 2) + `x"}`)},
-		{name: "raw bytes and an escape in one string", line: call(`{"s":"\ud800` + "\xc0" + `"}`), verdict: Rewrite, rewrite: call(`{"s":"\ufffd` + "\uFFFD" + `"}`)},
+		{name: "a byte that is not UTF-8 becomes U+FFFD", line: meta(`"a` + "\xff" + `b"`), verdict: Rewrite, rewrite: meta(`"a` + "\uFFFD" + `b"`)},
+		{name: "an encoded surrogate is three bytes that are not UTF-8", line: meta(`"` + "\xed\xa0\x80" + `"`), verdict: Rewrite, rewrite: meta(`"` + strings.Repeat("\uFFFD", 3) + `"`)},
+		{name: "a truncated sequence", line: meta(`"` + "\xe2\x82" + `x"`), verdict: Rewrite, rewrite: meta(`"` + strings.Repeat("\uFFFD", 2) + `x"`)},
+		{name: "raw bytes and an escape in one string", line: meta(`"\ud800` + "\xc0" + `"`), verdict: Rewrite, rewrite: meta(`"\ufffd` + "\uFFFD" + `"`)},
+		{name: "a byte that is not UTF-8 in the arguments", line: call(`{"s":"a` + "\xff" + `b"}`), verdict: Answer, problem: NotUnicode, arguments: "\xff"},
+		{name: "an encoded surrogate in the arguments is its first byte", line: call(`{"s":"` + "\xed\xa0\x80" + `"}`), verdict: Answer, problem: NotUnicode, arguments: "\xed"},
+		{name: "the first of raw bytes and an escape in the arguments", line: call(`{"s":"\ud800` + "\xc0" + `"}`), verdict: Answer, problem: NotUnicode, arguments: `\ud800`},
+		{name: "a byte that is not UTF-8 in the name is rewritten", line: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t` + "\xff" + `","arguments":{}}}`, verdict: Rewrite,
+			rewrite: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t` + "\uFFFD" + `","arguments":{}}}`},
 		{name: "valid UTF-8 passes", line: call(`{"s":"héllo ✓ 😀"}`), verdict: Pass},
 		{name: "a byte that is not UTF-8 outside a string", line: call(`{"s":1}` + "\xff"), verdict: Ignore},
 		{name: "a byte that is not UTF-8 in the id of a bad request", line: `{"jsonrpc":"1.0","id":"` + "\xff" + `","method":"m"}`, verdict: Answer},
@@ -32,8 +45,11 @@ func TestCheck_Lines(t *testing.T) {
 		{name: "200,001 values", line: call(`{"a":[` + strings.TrimSuffix(strings.Repeat("0,", 199_999), ",") + `]}`), verdict: Answer, problem: TooLarge, sent: 200_001},
 		{name: "100,000 levels", line: call(strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)), verdict: Answer, problem: TooDeep, sent: 100_000},
 		{name: "4 MiB of arguments pass", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-8) + `"}`), verdict: Pass},
+		{name: "too large before too deep", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes) + `","d":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`), verdict: Answer, problem: TooLarge,
+			sent: MaxArgumentBytes + 8 + 205},
 		{name: "over 4 MiB of arguments", line: call(`{"s":"` + strings.Repeat("a", MaxArgumentBytes-7) + `"}`), verdict: Answer, problem: TooLarge, sent: MaxArgumentBytes + 1},
-		{name: "a surrogate in a 4 MiB line", line: call(`{"s":"\udc00` + strings.Repeat("a", 1<<20) + `"}`), verdict: Rewrite, rewrite: call(`{"s":"\ufffd` + strings.Repeat("a", 1<<20) + `"}`)},
+		{name: "a surrogate in a 1 MiB line", line: meta(`"\udc00` + strings.Repeat("a", 1<<20) + `"`), verdict: Rewrite, rewrite: meta(`"\ufffd` + strings.Repeat("a", 1<<20) + `"`)},
+		{name: "a surrogate at the end of 1 MiB of arguments", line: call(`{"s":"` + strings.Repeat("a", 1<<20) + `\udc00"}`), verdict: Answer, problem: NotUnicode, arguments: `\udc00`},
 		{name: "a million levels of a line that is not JSON", line: strings.Repeat("[", 1_000_000), verdict: Ignore},
 	}
 	for _, tc := range tests {
@@ -50,6 +66,9 @@ func TestCheck_Lines(t *testing.T) {
 			}
 			if d.Problem != tc.problem {
 				t.Errorf("problem %d, want %d", d.Problem, tc.problem)
+			}
+			if tc.arguments != "" && string(d.Arguments) != tc.arguments {
+				t.Errorf("quoted %q of the arguments, want %q", d.Arguments, tc.arguments)
 			}
 			if tc.sent != 0 {
 				if got := max(d.Depth*boolInt(tc.problem == TooDeep), d.Values*boolInt(tc.problem == TooLarge && d.Values > MaxArgumentValues), d.Bytes*boolInt(tc.problem == TooLarge && d.Values <= MaxArgumentValues)); got != tc.sent {
@@ -94,5 +113,47 @@ func TestCheck_Heads(t *testing.T) {
 	// A head that is a whole line is a host's mistake, read as not JSON.
 	if d, _ := Check([]byte("9000000\n" + call(`{}`))); d.Verdict != Ignore {
 		t.Errorf("a whole line given as a head: %s", d.Verdict)
+	}
+}
+
+func TestSafeInteger_Texts(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"0", true}, {"7", true}, {"-7", true}, {"9007199254740991", true}, {"-9007199254740991", true},
+		{"9007199254740992", false}, {"99999999999999999", false}, {"-0", false}, {"01", false},
+		{"1.0", false}, {"1e2", false}, {"1E2", false}, {"-", false}, {"", false},
+	} {
+		if got := safeInteger([]byte(tc.text)); got != tc.want {
+			t.Errorf("safeInteger(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// The members the gate reads are read where MCP has them, and only there:
+// the same names inside the arguments, or deeper in _meta, are the tool's.
+func TestCheck_MembersWhereMCPHasThem(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		verdict    Verdict
+	}{
+		{"_meta in the arguments", call(`{"_meta":"x","cursor":5}`), Pass},
+		{"a progress token in the arguments", call(`{"_meta":{"progressToken":{}}}`), Pass},
+		{"a progress token deeper in _meta", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x":{"progressToken":null}}}}`, Pass},
+		{"a cursor in _meta", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"cursor":5}}}`, Pass},
+		{"an unknown member of params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"other":null}}`, Pass},
+		{"a cursor of a notification", `{"jsonrpc":"2.0","method":"notifications/x","params":{"cursor":5}}`, Ignore},
+		{"an unknown member of the message after params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"x":1}`, Answer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Check([]byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != tc.verdict {
+				t.Errorf("verdict %s (%q), want %s", d.Verdict, d.Reason, tc.verdict)
+			}
+		})
 	}
 }

@@ -57,8 +57,17 @@ type scan struct {
 	object bool
 
 	jsonrpc, id, method, params, result, errorMember member
-	// name and arguments of params, when params is an object.
-	name, arguments member
+	// other is the first member of the message that is none of those.
+	other     member
+	otherName string
+	// name, arguments, _meta and cursor of params, when params is an
+	// object, and the progress token of its _meta.
+	name, arguments, meta, cursor, progressToken member
+	// relatedTask is _meta's "io.modelcontextprotocol/related-task", and
+	// taskID its "taskId".
+	relatedTask, taskID member
+	// code and message of the error, when it is an object.
+	errorCode, errorMessage member
 
 	depth        int  // the deepest nesting of the whole message ({} is 1)
 	hugeOutside  bool // a number beyond a float64 outside the arguments
@@ -75,8 +84,8 @@ type scan struct {
 	fixEscapes []bool
 }
 
-// frame is an open object or array down to the params level; below it
-// only the kind is kept, one bit a level.
+// frame is an open object or array down to the level below params (the
+// members of _meta); below it only the kind is kept, one bit a level.
 type frame struct {
 	object bool
 	key    string // the member being read (objects of the first two levels)
@@ -86,7 +95,7 @@ type frame struct {
 type scanner struct {
 	b     []byte
 	s     scan
-	top   [2]frame // the message and its params (or result, error, ...)
+	top   [4]frame // the message, its params (or result, error, ...), their members and theirs
 	deep  []uint64 // a bit per level below the second: 1 for an object
 	level int      // the open levels
 	// argsLevel is the level the arguments' value is at while it is read
@@ -185,7 +194,10 @@ func (sc *scanner) run() bool {
 			if !ok {
 				return false
 			}
-			if sc.level <= len(sc.top) {
+			// Keys are read down to the members of params, and of its _meta
+			// and related task (never those of the arguments, which may be
+			// many).
+			if sc.level <= 2 || sc.level == 3 && sc.inMeta() || sc.level == 4 && sc.inRelatedTask() {
 				sc.top[sc.level-1].key = decode(b[i:end])
 			}
 			i = end
@@ -310,6 +322,10 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 			m = &sc.s.result
 		case "error":
 			m = &sc.s.errorMember
+		default:
+			if sc.s.other.kind == kindNone {
+				m, sc.s.otherName = &sc.s.other, sc.top[0].key
+			}
 		}
 	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object:
 		switch sc.top[1].key {
@@ -318,6 +334,23 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 		case "arguments":
 			m = &sc.s.arguments
 			sc.argsLevel = 3
+		case "_meta":
+			m = &sc.s.meta
+		case "cursor":
+			m = &sc.s.cursor
+		}
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == "progressToken":
+		m = &sc.s.progressToken
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == relatedTaskKey:
+		m = &sc.s.relatedTask
+	case sc.level == 4 && sc.inRelatedTask() && sc.top[3].key == "taskId":
+		m = &sc.s.taskID
+	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "error" && sc.top[1].object:
+		switch sc.top[1].key {
+		case "code":
+			m = &sc.s.errorCode
+		case "message":
+			m = &sc.s.errorMessage
 		}
 	}
 	if m == nil {
@@ -329,6 +362,21 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 	m.kind = kindOf(c)
 	m.at = span{i, -1}
 	return m
+}
+
+// inMeta reports whether the level below params is an object read as
+// params._meta.
+func (sc *scanner) inMeta() bool {
+	return sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "_meta" && sc.top[2].object
+}
+
+// relatedTaskKey is the member of _meta that ties a message to a task.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// inRelatedTask reports whether the level below _meta is an object read as
+// its related task.
+func (sc *scanner) inRelatedTask() bool {
+	return sc.inMeta() && sc.top[2].key == relatedTaskKey && sc.top[3].object
 }
 
 // endScalar finishes a scalar that ended at end.
@@ -360,9 +408,29 @@ func (sc *scanner) end(end int) {
 			}
 		}
 	case 2:
-		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object && sc.top[1].key == "arguments" {
-			m = &sc.s.arguments
-			sc.argsLevel = 0
+		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object {
+			switch sc.top[1].key {
+			case "arguments":
+				m = &sc.s.arguments
+				sc.argsLevel = 0
+			case "_meta":
+				m = &sc.s.meta
+			case "cursor":
+				m = &sc.s.cursor
+			}
+		}
+	case 3:
+		if sc.inMeta() {
+			switch sc.top[2].key {
+			case "progressToken":
+				m = &sc.s.progressToken
+			case relatedTaskKey:
+				m = &sc.s.relatedTask
+			}
+		}
+	case 4:
+		if sc.inRelatedTask() && sc.top[3].key == "taskId" {
+			m = &sc.s.taskID
 		}
 	}
 	if m != nil {

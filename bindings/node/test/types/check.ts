@@ -1,9 +1,11 @@
 // Compiled by test/types.test.mjs with tsc --noEmit: the shipped types
 // describe the API as the README uses it.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import {
   load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate, heal, resultText,
+  gate, gatedStdin, argumentsTooLarge, type GateVerdict,
   type CallToolResult, type Envelope, type ValidateResult, type Lockfile, type ContractDiff, type Contract,
 } from 'toolerr';
 
@@ -51,5 +53,13 @@ export async function usage(): Promise<void> {
   void same;
   // @ts-expect-error heal takes an McpServer
   heal({ name: 'not a server' });
+  // The stdio gate: a verdict per line, and the stdin the SDK's transport takes.
+  const verdict: GateVerdict = await gate(new Uint8Array([123, 125]));
+  if (verdict.verdict === 'answer') verdict.response.length;
+  if (verdict.verdict === 'rewrite') verdict.line.length;
+  await server.connect(new StdioServerTransport(gatedStdin()));
+  new StdioServerTransport(t.gatedStdin({ log: (note: string) => void note }));
+  const tooLarge: CallToolResult = await argumentsTooLarge('tool', 5_000_000);
+  void tooLarge;
   await t.close();
 }

@@ -7,7 +7,9 @@ requests, calls the module through Extism, and wraps the responses as the
 
 ``heal(server)`` makes an ``mcp`` ``MCPServer`` or a FastMCP 4 server answer
 every tool failure with an envelope (supported releases:
-:data:`SUPPORTED_MCP`, :data:`SUPPORTED_FASTMCP`).
+:data:`SUPPORTED_MCP`, :data:`SUPPORTED_FASTMCP`), and serves an
+``MCPServer``'s ``run()`` behind the stdio gate; :func:`gated_stdio` is that
+gate as the streams the SDK's ``stdio_server`` takes.
 
 The module-level functions use one process-wide module, loaded (sha256 and
 ABI major checked) on first use; :class:`Toolerr` loads another, and every
@@ -48,6 +50,7 @@ from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
 from ._heal import heal
 from ._sdk import SUPPORTED_FASTMCP, SUPPORTED_MCP, FastMCPVersionError, MCPVersionError
+from ._stdio import GATE_HEAD_BYTES, GateVerdict, arguments_too_large, gate, gated_stdio
 
 __version__ = "0.2.0"
 
@@ -69,6 +72,8 @@ __all__ = [
     "Envelope",
     "ErrorBuilder",
     "FastMCPVersionError",
+    "GATE_HEAD_BYTES",
+    "GateVerdict",
     "Guard",
     "MCPVersionError",
     "Request",
@@ -82,6 +87,7 @@ __all__ = [
     "ValidationField",
     "WASI_OUTPUT_VARIABLE",
     "__version__",
+    "arguments_too_large",
     "call",
     "call_tool",
     "check_result",
@@ -92,6 +98,8 @@ __all__ = [
     "error",
     "escape",
     "format_validation",
+    "gate",
+    "gated_stdio",
     "guard",
     "handle_exception",
     "heal",

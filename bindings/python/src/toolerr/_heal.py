@@ -37,10 +37,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult
 
-from ._api import ToolErrorException, format_validation, handle_exception, tool_failure
-from ._engine import Toolerr
+from ._api import ToolErrorException, format_validation, handle_exception, to_call_tool_result, tool_failure
+from ._engine import Toolerr, encode_request
 from ._errors import ToolerrError
 from ._sdk import check_fastmcp, check_mcp
+from ._stdio import arguments_too_large, gated_stdio
 
 if TYPE_CHECKING:
     import pydantic_core
@@ -103,7 +104,12 @@ def heal(server: ServerT, *, module: Toolerr | None = None) -> ServerT:
     - any other exception becomes INTERNAL_ERROR naming the tool, with the
       exception's message and never its traceback;
     - ``MCPError``, an unknown tool and everything else are answered as the
-      SDK answers them.
+      SDK answers them;
+    - ``MCPServer.run()`` (stdio) reads the client's lines through the
+      module's stdio gate (:func:`toolerr.gated_stdio`): a line the SDK would
+      drop or refuse is answered or ignored, and arguments too large, too
+      deep, out of range, not valid Unicode or not an object get the gate's
+      ``<validation_error>``, the same bytes as every toolerr server's.
 
     Each healed failure is logged in one INFO line on the ``toolerr`` logger
     (with the traceback when that logger is enabled for DEBUG). On
@@ -138,8 +144,24 @@ def heal(server: ServerT, *, module: Toolerr | None = None) -> ServerT:
         return server
     healing = _Healing(module)
     setattr(server, "call_tool", _healed_call_tool(server.call_tool, healing))  # noqa: B010 - a method
+    setattr(server, "run_stdio_async", _gated_run_stdio(server, healing))  # noqa: B010 - a method
     setattr(server, _HEALED, healing)
     return server
+
+
+def _gated_run_stdio(server: MCPServer[Any], healing: _Healing) -> Callable[[], Awaitable[None]]:
+    """``MCPServer.run_stdio_async`` (what ``server.run()`` runs) with the
+    stdio gate in front of the SDK's stdio transport."""
+    from mcp.server.stdio import stdio_server
+
+    @functools.wraps(server.run_stdio_async)
+    async def run_stdio_async() -> None:
+        lowlevel = server._lowlevel_server
+        async with gated_stdio(module=healing.module) as (stdin, stdout):
+            async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+    return run_stdio_async
 
 
 CallTool = Callable[..., Awaitable[Any]]
@@ -202,7 +224,15 @@ def rejected(
     values are the caller's data."""
     fields = sorted({".".join(str(part) for part in error["loc"]) for error in errors.errors()})
     log_healed("Tool %r rejected arguments: %r", tool, fields)
-    return format_validation(tool, errors, arguments, dialect="pydantic", module=module)
+    try:
+        return format_validation(tool, errors, arguments, dialect="pydantic", module=module)
+    except ToolerrError as refusal:
+        if refusal.code != "REQUEST_TOO_LARGE":
+            raise
+        # Arguments that fit a message but not the module's check beside
+        # pydantic's errors: too large, not a failure of the server.
+        size = len(encode_request("format_validation", arguments))
+        return to_call_tool_result(arguments_too_large(tool, size, module=module))
 
 
 def reported(tool: str, failure: BaseException, module: Toolerr | None) -> CallToolResult:
