@@ -9,6 +9,19 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
 
+// The keywords compared in groups (package-level: a literal in the loop
+// would be made again at each of a large schema's subschemas).
+var (
+	refNouns           = []string{"Reference", "Dynamic reference", "Recursive reference"}
+	lowerBounds        = []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties", "minContains"}
+	upperBounds        = []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties", "maxContains"}
+	valueKeywords      = []string{"pattern", "format", "multipleOf", "contentEncoding", "contentMediaType", "contentSchema"}
+	combinators        = []string{"anyOf", "oneOf", "allOf"}
+	dependentKeywords  = []string{"dependentRequired", "dependentSchemas", "dependencies"}
+	annotationKeywords = []string{"title", "description"}
+	unknownKeywords    = []string{"additionalProperties", "unevaluatedProperties"}
+)
+
 // maxSchemaDepth bounds how deep two schemas are compared; a pair of
 // subschemas below it that may differ is reported as a change.
 const maxSchemaDepth = 64
@@ -89,14 +102,15 @@ func accepts(set []string, t string) bool {
 // names returns the strings of the array v, in order and each once, and
 // them as a set.
 func names(v *jsonv.Value) ([]string, map[string]bool) {
+	if v == nil || v.Kind != jsonv.KindArray || len(v.Arr) == 0 {
+		return nil, nil // read as empty; nothing allocated for the common case
+	}
 	var out []string
-	set := map[string]bool{}
-	if v != nil && v.Kind == jsonv.KindArray {
-		for _, x := range v.Arr {
-			if x.Kind == jsonv.KindString && !set[x.Str] {
-				set[x.Str] = true
-				out = append(out, x.Str)
-			}
+	set := make(map[string]bool, len(v.Arr))
+	for _, x := range v.Arr {
+		if x.Kind == jsonv.KindString && !set[x.Str] {
+			set[x.Str] = true
+			out = append(out, x.Str)
 		}
 	}
 	return out, set
@@ -163,7 +177,7 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 	s.values(field, label, b, a)
 	s.array(field, label, b, a, depth)
 	s.logic(field, label, b, a, depth)
-	for _, kw := range []string{"title", "description"} {
+	for _, kw := range annotationKeywords {
 		if bk, ak := get(b, kw), get(a, kw); depth > 0 && !d.same(bk, ak) {
 			s.add(field+"."+kw, "COSMETIC", upper(kw)+" of "+label+" changed", bk, ak)
 		}
@@ -175,7 +189,7 @@ func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, de
 // targets not being known here, so a new one may accept less.
 func (s *schemaDiff) references(field, label string, b, a *jsonv.Value) {
 	for i, kw := range refKeywords {
-		noun := [...]string{"Reference", "Dynamic reference", "Recursive reference"}[i]
+		noun := refNouns[i]
 		bk, ak := get(b, kw), get(a, kw)
 		if s.d.same(bk, ak) {
 			continue
@@ -348,7 +362,7 @@ func (s *schemaDiff) patternProperties(field, label string, b, a *jsonv.Value, d
 // acceptsUnknown reports whether the object schema v accepts any property
 // that its properties and patterns do not name.
 func (s *schemaDiff) acceptsUnknown(root, v *jsonv.Value) bool {
-	for _, kw := range []string{"additionalProperties", "unevaluatedProperties"} {
+	for _, kw := range unknownKeywords {
 		if x := get(v, kw); x != nil && !trivial(s.view(root, x).schema) {
 			return false
 		}
@@ -373,7 +387,9 @@ func (s *schemaDiff) refusesUnknown(root, v *jsonv.Value) bool {
 // additionalItems, unevaluatedItems); noun names what it applies to
 // ("Unknown properties").
 func (s *schemaDiff) slot(field, kw, label, noun string, b, a *jsonv.Value, depth int) {
-	s.slotValues(field+"."+kw, label, noun, get(b, kw), get(a, kw), depth)
+	if bk, ak := get(b, kw), get(a, kw); bk != nil || ak != nil {
+		s.slotValues(field+"."+kw, label, noun, bk, ak, depth)
+	}
 }
 
 func (s *schemaDiff) slotValues(field, label, noun string, bk, ak *jsonv.Value, depth int) {
@@ -427,7 +443,7 @@ func (s *schemaDiff) optional(field, label string, bk, ak *jsonv.Value, depth in
 // dependencies (a list of names, or a schema, per property).
 func (s *schemaDiff) dependencies(field, label string, b, a *jsonv.Value, depth int) {
 	d := s.d
-	for _, kw := range []string{"dependentRequired", "dependentSchemas", "dependencies"} {
+	for _, kw := range dependentKeywords {
 		bd, ad := get(b, kw), get(a, kw)
 		if bd == nil && ad == nil {
 			continue
@@ -492,13 +508,13 @@ func (s *schemaDiff) values(field, label string, b, a *jsonv.Value) {
 		s.add(field+".const", severity, "Constant value of "+label+" changed", bk, ak)
 	}
 	// Bounds: a raised minimum or a lowered maximum tightens.
-	for _, kw := range []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties", "minContains"} {
+	for _, kw := range lowerBounds {
 		s.bound(field, label, kw, get(b, kw), get(a, kw), true)
 	}
-	for _, kw := range []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties", "maxContains"} {
+	for _, kw := range upperBounds {
 		s.bound(field, label, kw, get(b, kw), get(a, kw), false)
 	}
-	for _, kw := range []string{"pattern", "format", "multipleOf", "contentEncoding", "contentMediaType", "contentSchema"} {
+	for _, kw := range valueKeywords {
 		if bk, ak := get(b, kw), get(a, kw); !d.same(bk, ak) {
 			severity := "RISKY"
 			verb := "changed"
@@ -634,6 +650,14 @@ type tuple struct {
 	restKeyword     string
 }
 
+// at is the schema of position i.
+func (t tuple) at(i int) *jsonv.Value {
+	if i < len(t.positions) {
+		return t.positions[i]
+	}
+	return t.rest
+}
+
 func tupleOf(v *jsonv.Value) tuple {
 	if p := get(v, "prefixItems"); p != nil && p.Kind == jsonv.KindArray {
 		return tuple{p.Arr, "prefixItems", get(v, "items"), "items"}
@@ -656,14 +680,8 @@ func (s *schemaDiff) array(field, label string, b, a *jsonv.Value, depth int) {
 	if positionKeyword == "" {
 		positionKeyword = bt.positionKeyword
 	}
-	itemAt := func(t tuple, i int) *jsonv.Value {
-		if i < len(t.positions) {
-			return t.positions[i]
-		}
-		return t.rest
-	}
 	for i := 0; i < n && !d.over; i++ {
-		s.optional(field+"."+positionKeyword+"."+strconv.Itoa(i), "item "+strconv.Itoa(i)+" of "+label, itemAt(bt, i), itemAt(at, i), depth)
+		s.optional(field+"."+positionKeyword+"."+strconv.Itoa(i), "item "+strconv.Itoa(i)+" of "+label, bt.at(i), at.at(i), depth)
 	}
 	restKeyword := at.restKeyword
 	if at.rest == nil {
@@ -673,7 +691,9 @@ func (s *schemaDiff) array(field, label string, b, a *jsonv.Value, depth int) {
 	if n > 0 {
 		noun = "Additional items"
 	}
-	s.slotValues(field+"."+restKeyword, label, noun, bt.rest, at.rest, depth)
+	if bt.rest != nil || at.rest != nil {
+		s.slotValues(field+"."+restKeyword, label, noun, bt.rest, at.rest, depth)
+	}
 	s.slot(field, "unevaluatedItems", label, "Unevaluated items", b, a, depth)
 
 	bc, ac := get(b, "contains"), get(a, "contains")
@@ -692,7 +712,7 @@ func (s *schemaDiff) array(field, label string, b, a *jsonv.Value, depth int) {
 // allOf, not, and if with then and else.
 func (s *schemaDiff) logic(field, label string, b, a *jsonv.Value, depth int) {
 	d := s.d
-	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+	for _, kw := range combinators {
 		bk, ak := get(b, kw), get(a, kw)
 		if bk == nil || ak == nil || bk.Kind != jsonv.KindArray || ak.Kind != jsonv.KindArray {
 			if !d.same(bk, ak) {

@@ -26,8 +26,15 @@ import (
 // may only point inside it.
 const schemaURL = "toolerr:///schema.json"
 
-// schemaCacheSize bounds the compiled schemas kept between calls.
-const schemaCacheSize = 64
+// schemaCacheSize bounds the compiled schemas kept between calls, and
+// schemaCacheBytes the JSON text they were compiled from (but for the last
+// one kept, whatever its size): a compiled schema takes many times the
+// memory of its text, and the cache lives as long as the instance, so
+// large schemas must not pile up in it.
+const (
+	schemaCacheSize  = 64
+	schemaCacheBytes = 1 << 20
+)
 
 // schemaCache keeps compiled schemas by the sha256 of their JSON text, so
 // validating against the same schema again compiles nothing.
@@ -35,7 +42,9 @@ var schemaCache = struct {
 	sync.Mutex
 	byDigest map[[32]byte]*jsonschema.Schema
 	order    [][32]byte
-}{byDigest: map[[32]byte]*jsonschema.Schema{}}
+	sizes    map[[32]byte]int // bytes of each entry's text
+	bytes    int              // of all entries
+}{byDigest: map[[32]byte]*jsonschema.Schema{}, sizes: map[[32]byte]int{}}
 
 // noRemoteRefs refuses every reference outside the request's schema: the
 // module has no network and no file system, by design.
@@ -99,11 +108,16 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	if _, ok := schemaCache.byDigest[digest]; !ok {
-		if len(schemaCache.order) >= schemaCacheSize {
-			delete(schemaCache.byDigest, schemaCache.order[0])
+		for len(schemaCache.order) >= schemaCacheSize || len(schemaCache.order) > 0 && schemaCache.bytes+len(text) > schemaCacheBytes {
+			oldest := schemaCache.order[0]
+			schemaCache.bytes -= schemaCache.sizes[oldest]
+			delete(schemaCache.byDigest, oldest)
+			delete(schemaCache.sizes, oldest)
 			schemaCache.order = schemaCache.order[1:]
 		}
 		schemaCache.byDigest[digest] = sch
+		schemaCache.sizes[digest] = len(text)
+		schemaCache.bytes += len(text)
 		schemaCache.order = append(schemaCache.order, digest)
 	}
 	return sch, nil
