@@ -80,7 +80,7 @@ const RENDERED = Symbol('toolerr.rendered');
  * refuses it unless its sha256 is the expected digest, starts it, and
  * refuses a module whose ABI major is not ABI_MAJOR.
  *
- * memoryMaxPages (default 4096, 256 MiB) caps the module's linear memory: a call that needs more
+ * memoryMaxPages (default 8192, 512 MiB) caps the module's linear memory: a call that needs more
  * fails with TRAP. callTimeoutMs (default 10000) bounds a call: TIMEOUT at the deadline for a
  * request over INLINE_REQUEST_BYTES, which runs in a worker thread stopped then; when it returns
  * for a smaller one, which runs on the calling thread. 0 runs every call on the calling thread,
