@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 5
+	Minor = 4
 )
 
 // Version is Major.Minor as describe reports it.
@@ -46,7 +46,7 @@ var Exports = []Export{
 	{"contract_diff", "1.2"},
 	{"check_result", "1.3"},
 	{"gate", "1.4"},
-	{"tool_failure", "1.5"},
+	{"tool_failure", "1.4"},
 }
 
 // ExportNames returns the names of Exports in order.

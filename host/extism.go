@@ -70,6 +70,18 @@ func (x *extismInstance) call(ctx context.Context, export string, request []byte
 
 func (x *extismInstance) close(ctx context.Context) { _ = x.p.Close(ctx) }
 
-// memoryPages is 0: the Extism SDK exposes its kernel's memory, not the
-// module's, so an Extism instance is never retired for growth.
-func (x *extismInstance) memoryPages() uint32 { return 0 }
+// memoryPages asks the module: the Extism SDK exposes its kernel's memory,
+// not the module's.
+func (x *extismInstance) memoryPages(ctx context.Context) (uint32, error) {
+	out, err := x.call(ctx, "describe", []byte(`{"memory":true}`))
+	if err != nil {
+		return 0, err
+	}
+	var m struct {
+		MemoryPages *uint32 `json:"memoryPages"`
+	}
+	if err := json.Unmarshal(out, &m); err != nil || m.MemoryPages == nil {
+		return 0, fmt.Errorf("toolerr: describe gave no memoryPages: %s", out)
+	}
+	return *m.MemoryPages, nil
+}

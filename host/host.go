@@ -12,8 +12,9 @@
 //     large schema is compiled). The module call itself runs to its end
 //     (the request limit bounds it) and its instance is then discarded.
 //   - An instance that traps, or whose call was abandoned, is discarded;
-//     the next call gets a fresh one. So is one that served a request over
-//     RetireRequestBytes, or (wazero) whose memory grew RecycleGrowthPages.
+//     the next call gets a fresh one. So is one whose linear memory grew
+//     past RetireMemoryPages (asked after every call whose request or
+//     response is over MemoryCheckBytes).
 //   - The defaults are the host policy every toolerr host applies (the
 //     "Host policy" table of abi/ABI.md).
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
@@ -66,17 +67,18 @@ func ParseEngine(name string) (Engine, error) {
 // host policy of abi/ABI.md ("Host policy"), which every toolerr host
 // applies with the same values.
 const (
-	DefaultMemoryLimitPages = 4096 // 256 MiB of linear memory per instance
+	DefaultMemoryLimitPages = 8192 // 512 MiB of linear memory per instance
 	DefaultCallTimeout      = 10 * time.Second
-	// RetireRequestBytes: an instance that served a larger request (1 MiB)
-	// is retired after the call rather than reused, because the module's Go
-	// heap grew to read it and linear memory never shrinks.
-	RetireRequestBytes = 1 << 20
-	// RecycleGrowthPages is how far (16 MiB) an instance's linear memory
-	// may grow past its size after its first call before the instance is
-	// retired rather than reused. Only the wazero engine can see an
-	// instance's linear memory, so only it applies this.
-	RecycleGrowthPages = 256
+	// RetireMemoryPages: an instance whose linear memory grew past 1024
+	// pages (64 MiB) is retired after the call rather than reused: linear
+	// memory never shrinks, and a heap grown near the cap would make later
+	// calls fail for want of room where a fresh instance has it.
+	RetireMemoryPages = 1024
+	// MemoryCheckBytes: after a call whose request or response is over
+	// 64 KiB, the instance is asked how far its memory grew (the module's
+	// describe with "memory": true); a smaller call cannot grow it near
+	// RetireMemoryPages.
+	MemoryCheckBytes = 64 << 10
 )
 
 // Options configures a Host. The zero value runs the embedded module on
@@ -143,8 +145,8 @@ type instance interface {
 	call(ctx context.Context, export string, request []byte) ([]byte, error)
 	close(ctx context.Context)
 	// memoryPages is the instance's linear memory now, in 64 KiB pages
-	// (0 when not applicable). Linear memory never shrinks.
-	memoryPages() uint32
+	// (0 for the native core). Linear memory never shrinks.
+	memoryPages(ctx context.Context) (uint32, error)
 }
 
 // engine makes instances.
@@ -158,13 +160,8 @@ type Host struct {
 	kind    Engine
 	eng     engine
 	timeout time.Duration
-	// baseline holds each instance's memory after its first call; one that
-	// grew RecycleGrowthPages past it is retired: a Go heap that grew near
-	// the cap on a large request would make later small calls fail for
-	// want of room.
-	baseline sync.Map      // instance -> uint32
-	slots    chan struct{} // one token per live instance allowed
-	idle     chan instance
+	slots   chan struct{} // one token per live instance allowed
+	idle    chan instance
 
 	mu     sync.Mutex
 	closed bool
@@ -320,7 +317,7 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 		h.discard(ctx, inst)
 		return nil, hostFailure(ctx, export, err)
 	}
-	if len(request) > RetireRequestBytes {
+	if (len(request) > MemoryCheckBytes || len(out) > MemoryCheckBytes) && h.grown(ctx, inst) {
 		h.discard(ctx, inst)
 	} else {
 		h.release(inst)
@@ -437,7 +434,7 @@ func (h *Host) release(inst instance) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
-	if !closed && !h.grown(inst) {
+	if !closed {
 		select {
 		case h.idle <- inst:
 			return
@@ -447,15 +444,14 @@ func (h *Host) release(inst instance) {
 	h.discard(context.Background(), inst)
 }
 
-// grown reports whether inst's memory grew too far to keep it.
-func (h *Host) grown(inst instance) bool {
-	pages := inst.memoryPages()
-	base, seen := h.baseline.LoadOrStore(inst, pages)
-	return seen && pages > base.(uint32)+RecycleGrowthPages
+// grown reports whether inst's memory grew too far to keep it (or could
+// not be told: the instance is then not trusted either).
+func (h *Host) grown(ctx context.Context, inst instance) bool {
+	pages, err := inst.memoryPages(context.WithoutCancel(ctx))
+	return err != nil || pages > RetireMemoryPages
 }
 
 func (h *Host) discard(ctx context.Context, inst instance) {
-	h.baseline.Delete(inst)
 	inst.close(context.WithoutCancel(ctx))
 	h.mu.Lock()
 	h.live--
@@ -463,16 +459,27 @@ func (h *Host) discard(ctx context.Context, inst instance) {
 	<-h.slots
 }
 
-// MemoryPages reports the linear memory, in 64 KiB pages, of every
-// instance that has served a call (none for the native engine).
-func (h *Host) MemoryPages() []uint32 {
+// MemoryPages reports the linear memory, in 64 KiB pages, of every idle
+// instance (none for the native engine). The instances are taken from the
+// pool while they are asked, so a call made meanwhile gets a fresh one.
+func (h *Host) MemoryPages(ctx context.Context) []uint32 {
 	var out []uint32
-	h.baseline.Range(func(k, _ any) bool {
-		if pages := k.(instance).memoryPages(); pages > 0 {
+	var taken []instance
+drain:
+	for {
+		select {
+		case inst := <-h.idle:
+			taken = append(taken, inst)
+		default:
+			break drain
+		}
+	}
+	for _, inst := range taken {
+		if pages, err := inst.memoryPages(ctx); err == nil && pages > 0 {
 			out = append(out, pages)
 		}
-		return true
-	})
+		h.release(inst)
+	}
 	return out
 }
 

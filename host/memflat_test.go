@@ -20,9 +20,9 @@ var memflatCalls = flag.Int("memflat.calls", 30000, "calls in TestMemory_Flat")
 // stay within 10% of their level after the first 10,000 calls.
 func TestMemory_Flat(t *testing.T) {
 	ctx := context.Background()
-	// Only wazero shows the module's linear memory; the Extism SDK exposes
-	// its kernel's.
-	onEachEngine(t, []host.Engine{host.Wazero}, host.Options{MaxInstances: 1, CallTimeout: -1}, func(t *testing.T, e host.Engine, h *host.Host) {
+	// Both wasm engines report the module's linear memory (extism by
+	// asking the module).
+	onEachEngine(t, []host.Engine{host.Wazero, host.Extism}, host.Options{MaxInstances: 1, CallTimeout: -1}, func(t *testing.T, e host.Engine, h *host.Host) {
 		heap := func() uint64 {
 			runtime.GC()
 			var m runtime.MemStats
@@ -30,7 +30,7 @@ func TestMemory_Flat(t *testing.T) {
 			return m.HeapAlloc
 		}
 		pages := func() uint32 {
-			p := h.MemoryPages()
+			p := h.MemoryPages(ctx)
 			if len(p) != 1 {
 				t.Fatalf("%d instances, want 1", len(p))
 			}

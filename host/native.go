@@ -28,4 +28,4 @@ func (nativeInstance) call(ctx context.Context, export string, request []byte) (
 
 func (nativeInstance) close(context.Context) {}
 
-func (nativeInstance) memoryPages() uint32 { return 0 }
+func (nativeInstance) memoryPages(context.Context) (uint32, error) { return 0, nil }

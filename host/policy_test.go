@@ -83,10 +83,10 @@ func TestPolicy_DefaultsMatchABITable(t *testing.T) {
 	values, text := policyDefaults(t)
 	const mib = 1 << 20
 	want := map[string]int64{
-		"memoryMaxPages":     host.DefaultMemoryLimitPages,
-		"callTimeoutMs":      host.DefaultCallTimeout.Milliseconds(),
-		"maxRequestBytes":    abi.MaxRequestBytes,
-		"retireRequestBytes": host.RetireRequestBytes,
+		"memoryMaxPages":    host.DefaultMemoryLimitPages,
+		"callTimeoutMs":     host.DefaultCallTimeout.Milliseconds(),
+		"maxRequestBytes":   abi.MaxRequestBytes,
+		"retireMemoryPages": host.RetireMemoryPages,
 	}
 	for name, v := range want {
 		got, ok := values[name]
@@ -103,9 +103,12 @@ func TestPolicy_DefaultsMatchABITable(t *testing.T) {
 	}
 	// What each row says in words must give the same figures.
 	prose := map[string][]string{
-		"memoryMaxPages":     {fmt.Sprintf("%d pages of 64 KiB (%d MiB)", host.DefaultMemoryLimitPages, host.DefaultMemoryLimitPages*pageBytes/mib)},
-		"callTimeoutMs":      {fmt.Sprintf("after %d s", int(host.DefaultCallTimeout.Seconds()))},
-		"retireRequestBytes": {fmt.Sprintf("over %d MiB", host.RetireRequestBytes/mib)},
+		"memoryMaxPages": {fmt.Sprintf("%d pages of 64 KiB (%d MiB)", host.DefaultMemoryLimitPages, host.DefaultMemoryLimitPages*pageBytes/mib)},
+		"callTimeoutMs":  {fmt.Sprintf("after %d s", int(host.DefaultCallTimeout.Seconds()))},
+		"retireMemoryPages": {
+			fmt.Sprintf("over %d pages (%d MiB)", host.RetireMemoryPages, host.RetireMemoryPages*pageBytes/mib),
+			fmt.Sprintf("is over %d KiB", host.MemoryCheckBytes>>10),
+		},
 	}
 	for name, phrases := range prose {
 		for _, p := range phrases {
@@ -118,7 +121,6 @@ func TestPolicy_DefaultsMatchABITable(t *testing.T) {
 	_, section := policyTable(t)
 	for _, p := range []string{
 		fmt.Sprintf("over %d KiB", host.InlineRequestBytes>>10),
-		fmt.Sprintf("%d pages (%d MiB)", host.RecycleGrowthPages, host.RecycleGrowthPages*pageBytes/mib),
 	} {
 		if !strings.Contains(section, p) {
 			t.Errorf("ABI.md's host policy section does not say %q", p)
@@ -128,8 +130,9 @@ func TestPolicy_DefaultsMatchABITable(t *testing.T) {
 
 // TestPolicy_DefaultsApply checks that a Host made with the zero Options
 // applies the policy: a request over maxRequestBytes is refused before the
-// module, and the instance that served a request over retireRequestBytes
-// is retired while one that served a small request stays.
+// module, and an instance is retired by what its memory grew to, not by
+// the size of the request: one that served a 4 MB request that grew it
+// little stays, one that a request grew past retireMemoryPages goes.
 func TestPolicy_DefaultsApply(t *testing.T) {
 	ctx := context.Background()
 	onEachEngine(t, []host.Engine{host.Wazero, host.Extism}, host.Options{MaxInstances: 1}, func(t *testing.T, e host.Engine, h *host.Host) {
@@ -146,12 +149,19 @@ func TestPolicy_DefaultsApply(t *testing.T) {
 		if n := h.LiveInstances(); n != 1 {
 			t.Fatalf("%d live instances after a small call, want 1 (kept)", n)
 		}
-		large := []byte(`{"text":"` + strings.Repeat("a", host.RetireRequestBytes) + `"}`)
+		large := []byte(`{"text":"` + strings.Repeat("&amp;", 800_000) + `"}`)
 		if _, err := h.Call(ctx, "parse", large); err != nil {
 			t.Fatal(err)
 		}
+		if p := h.MemoryPages(ctx); len(p) != 1 || p[0] > host.RetireMemoryPages {
+			t.Fatalf("after a parse of %d bytes: memory %v pages, want one instance of at most %d (kept)", len(large), p, host.RetireMemoryPages)
+		}
+		grows := []byte(`{"field":"` + strings.Repeat("f", 4_000_000) + `"}`)
+		if _, err := h.Call(ctx, "required_field", grows); err != nil {
+			t.Fatal(err)
+		}
 		if n := h.LiveInstances(); n != 0 {
-			t.Errorf("%d live instances after a request of %d bytes, want 0 (retired)", n, len(large))
+			t.Errorf("%d live instances after a request that grew memory past %d pages, want 0 (retired)", n, host.RetireMemoryPages)
 		}
 		if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
 			t.Fatalf("the call after a retirement: %v", err)

@@ -144,7 +144,9 @@ func (w *wazeroInstance) call(ctx context.Context, export string, request []byte
 
 func (w *wazeroInstance) close(ctx context.Context) { _ = w.mod.Close(ctx) }
 
-func (w *wazeroInstance) memoryPages() uint32 { return w.mod.Memory().Size() / 65536 }
+func (w *wazeroInstance) memoryPages(context.Context) (uint32, error) {
+	return w.mod.Memory().Size() / 65536, nil
+}
 
 // decodeModuleError reads the ABI error object the module reported.
 func decodeModuleError(raw []byte) error {

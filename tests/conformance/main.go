@@ -37,6 +37,9 @@ type skip struct {
 	Reason      string `json:"reason"`
 }
 
+// framingRow is the matrix row of the framing lines (framing.json).
+const framingRow = "(batch framing)"
+
 func main() {
 	os.Exit(run())
 }
@@ -48,7 +51,11 @@ func run() int {
 
 	var cfg struct{ Engines []engine }
 	var skipCfg struct{ Skips []skip }
+	var framing framingFile
 	if err := readJSON("tests/conformance/engines.json", &cfg); err != nil {
+		return fail(err)
+	}
+	if err := readJSON("tests/conformance/framing.json", &framing); err != nil {
 		return fail(err)
 	}
 	if err := readJSON("tests/conformance/skips.json", &skipCfg); err != nil {
@@ -78,6 +85,7 @@ func run() int {
 	for i, f := range files {
 		exports[i] = f.Export
 	}
+	exports = append(exports, framingRow)
 
 	results := map[string]map[string][2]int{} // engine -> export -> passed, total
 	failed := 0
@@ -99,6 +107,17 @@ func run() int {
 			continue
 		}
 		if mismatch != "" {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", e.Name, mismatch)
+			failed++
+		}
+		// The line framing, and the same line many times over.
+		passed, lines, mismatch, err := runFraming(cmd, os.Environ(), framing)
+		counts[framingRow] = [2]int{passed, lines}
+		total += lines
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", e.Name, err)
+			failed++
+		} else if mismatch != "" {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", e.Name, mismatch)
 			failed++
 		}

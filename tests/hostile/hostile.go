@@ -220,6 +220,16 @@ func (tc Case) lint() error {
 // codes are the ABI codes a case may name.
 var codes = []string{abi.CodeInvalidRequest, abi.CodeRequestTooLarge, abi.CodeInternal, abi.CodeTimeout, abi.CodeTrap}
 
+// LongestBound is the longest a call of the corpus may take: the per-call
+// timeout a suite gives its host, so that each case's own bound judges it.
+func (c *Corpus) LongestBound() time.Duration {
+	longest := c.Bound(Case{})
+	for _, tc := range c.Cases {
+		longest = max(longest, c.Bound(tc))
+	}
+	return longest
+}
+
 // Bound is how long the case's call may take.
 func (c *Corpus) Bound(tc Case) time.Duration {
 	s := tc.MaxSeconds

@@ -16,12 +16,18 @@ export const ABI_MAJOR = 1;
 
 // The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
 // applies it with these defaults; test/policy.test.mjs checks them against that table.
-/** DEFAULT_MEMORY_MAX_PAGES caps the module's linear memory: 4096 pages of 64 KiB (256 MiB). */
-export const DEFAULT_MEMORY_MAX_PAGES = 4096;
+/** DEFAULT_MEMORY_MAX_PAGES caps the module's linear memory: 8192 pages of 64 KiB (512 MiB). */
+export const DEFAULT_MEMORY_MAX_PAGES = 8192;
 /** DEFAULT_CALL_TIMEOUT_MS bounds one call (see load's callTimeoutMs). */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
-/** RETIRE_REQUEST_BYTES: the plugin that served a larger request (1 MiB) is replaced after it. */
-export const RETIRE_REQUEST_BYTES = 1 << 20;
+/**
+ * RETIRE_MEMORY_PAGES: a plugin whose linear memory grew past 1024 pages (64 MiB) is replaced
+ * after its call (linear memory never shrinks). It is asked after every call whose request or
+ * response is over MEMORY_CHECK_BYTES (64 KiB).
+ */
+export const RETIRE_MEMORY_PAGES = 1024;
+/** MEMORY_CHECK_BYTES: see RETIRE_MEMORY_PAGES. */
+export const MEMORY_CHECK_BYTES = 64 << 10;
 /**
  * INLINE_REQUEST_BYTES: a request up to this size (16 KiB, as in the Go host) runs on the calling
  * thread, and an overrun of its deadline is reported when it returns; a larger one runs in a
@@ -41,7 +47,7 @@ const RENDERED = Symbol('toolerr.rendered');
  * refuses it unless its sha256 is the expected digest, starts it, and
  * refuses a module whose ABI major is not ABI_MAJOR.
  *
- * memoryMaxPages (default 4096, 256 MiB) caps the module's linear memory: a call that needs more
+ * memoryMaxPages (default 8192, 512 MiB) caps the module's linear memory: a call that needs more
  * fails with TRAP. callTimeoutMs (default 10000) bounds a call: TIMEOUT at the deadline for a
  * request over INLINE_REQUEST_BYTES, which runs in a worker thread stopped then; when it returns
  * for a smaller one, which runs on the calling thread. 0 runs every call on the calling thread,
@@ -106,7 +112,7 @@ export async function load(options = {}) {
  * - A call that fails inside the module's runtime (a trap, running out of
  *   the memory cap included) throws a TRAP ToolerrError and the plugin is
  *   replaced by a fresh one; so is the plugin of a call that ran out of time
- *   (TIMEOUT), or that served a request over RETIRE_REQUEST_BYTES.
+ *   (TIMEOUT), or whose memory grew past RETIRE_MEMORY_PAGES.
  * - A request over the module's maxRequestBytes is refused (REQUEST_TOO_LARGE)
  *   before it is copied into the plugin.
  * - The plugin's WASI stdout and stderr go to /dev/null and its log lines to
@@ -135,6 +141,11 @@ export class Toolerr {
   /** @internal */
   _setCallTimeout(ms) {
     this.#timeoutMs = ms;
+  }
+
+  /** @internal the plugins alive now (the tests watch retirement through it) */
+  _livePlugins() {
+    return [this.#inline, this.#watched].filter((slot) => slot.plugin !== null).length;
   }
 
   /** @internal */
@@ -214,7 +225,7 @@ export class Toolerr {
         }
         if (typeof abiError?.code === 'string' && typeof abiError?.message === 'string') {
           await plugin.reset();
-          if (size > RETIRE_REQUEST_BYTES) this.#retire(slot, plugin);
+          await this.#settle(slot, plugin, size);
           throw new ToolerrError(abiError.code, abiError.message);
         }
       }
@@ -238,9 +249,24 @@ export class Toolerr {
       // Extism keeps every call's input and output blocks until reset; left
       // alone they pile up and, after 2^15 blocks, the next call traps.
       await plugin.reset();
-      // The module's heap grew to read a large request, and its linear memory never shrinks.
-      if (size > RETIRE_REQUEST_BYTES) this.#retire(slot, plugin);
+      await this.#settle(slot, plugin, Math.max(size, output?.byteLength ?? 0));
     }
+  }
+
+  // #settle retires the slot's plugin when a call whose larger of request and response was size
+  // bytes grew its linear memory past RETIRE_MEMORY_PAGES. Only the module can tell how far:
+  // @extism/extism exposes its kernel's memory, and the plugin may live in a worker thread.
+  async #settle(slot, plugin, size) {
+    if (size <= MEMORY_CHECK_BYTES) return;
+    let pages = NaN;
+    try {
+      const out = await plugin.call('describe', '{"memory":true}');
+      pages = JSON.parse(out.text()).memoryPages;
+      await plugin.reset();
+    } catch {
+      // An instance that cannot tell is not kept either.
+    }
+    if (!(Number.isInteger(pages) && pages <= RETIRE_MEMORY_PAGES)) this.#retire(slot, plugin);
   }
 
   // #callWatched runs a call in the worker plugin and rejects with DEADLINE when the call is still

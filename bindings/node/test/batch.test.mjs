@@ -73,9 +73,9 @@ test('bad lines get an error line and the batch goes on', async () => {
   const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
   assert.equal(lines.length, 8);
   assert.deepEqual(lines.slice(0, 6).map((l) => l.error?.code), Array(6).fill('INVALID_REQUEST'));
-  assert.match(lines[0].error.message, /^batch: line is not \{"op","input"\}/);
-  assert.match(lines[1].error.message, /^batch: line is not \{"op","input"\}/);
-  assert.equal(lines[2].error.message, 'batch: "op" is required');
+  assert.equal(lines[0].error.message, 'batch: line 1 is not a JSON object {"op","input"}');
+  assert.equal(lines[1].error.message, 'batch: line 2 is not a JSON object {"op","input"}');
+  assert.equal(lines[2].error.message, 'batch: line 3: "op" must be a non-empty string');
   assert.equal(lines[3].error.message, 'unknown export "no_such_export"');
   assert.equal(lines[4].error.message, 'tool_error: request is not valid JSON: unexpected end of input at offset 8');
   assert.equal(lines[5].error.message, 'tool_error: "message" is required');

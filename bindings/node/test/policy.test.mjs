@@ -13,7 +13,8 @@ import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_MEMORY_MAX_PAGES,
   INLINE_REQUEST_BYTES,
-  RETIRE_REQUEST_BYTES,
+  RETIRE_MEMORY_PAGES,
+  MEMORY_CHECK_BYTES,
 } from '../src/toolerr.js';
 
 // policyTable returns the rows of the first table of ABI.md's "## Host policy" section, as cells.
@@ -69,9 +70,26 @@ test('the defaults are the ABI table', async () => {
       memoryMaxPages: DEFAULT_MEMORY_MAX_PAGES,
       callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
       maxRequestBytes: limits.maxRequestBytes, // the module's, which the binding checks requests against
-      retireRequestBytes: RETIRE_REQUEST_BYTES,
+      retireMemoryPages: RETIRE_MEMORY_PAGES,
     });
     assert.equal(INLINE_REQUEST_BYTES, 16 << 10, 'the threshold ABI.md names for the worker thread');
+  } finally {
+    await t.close();
+  }
+});
+
+test('a plugin is retired by what its memory grew to, not by the size of the request', async () => {
+  const row = policyTable().find(([, name]) => name === '`retireMemoryPages`');
+  assert.ok(row?.[3].includes(`is over ${MEMORY_CHECK_BYTES >> 10} KiB`), row?.[3]);
+  const t = await load();
+  try {
+    await t.call('required_field', NEXT);
+    assert.equal(t._livePlugins(), 1);
+    await t.call('parse', JSON.stringify({ text: '&amp;'.repeat(800_000) }));
+    assert.equal(t._livePlugins(), 2, 'a 4 MB parse that grew memory little keeps its (worker) plugin');
+    await t.call('required_field', JSON.stringify({ field: 'f'.repeat(4_000_000) }));
+    assert.equal(t._livePlugins(), 1, 'the plugin grown past retireMemoryPages is retired');
+    assert.match(await t.call('required_field', NEXT), /MISSING_REQUIRED_FIELD/);
   } finally {
     await t.close();
   }

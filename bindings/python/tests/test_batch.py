@@ -76,8 +76,8 @@ def test_bad_lines_get_error_lines_and_the_batch_goes_on() -> None:
     answers = [json.loads(a) for a in run_batch(lines, EXTISM_ENABLE_WASI_OUTPUT="1")]
     assert len(answers) == 9
     assert answers[0]["error"]["code"] == "INVALID_REQUEST"
-    assert answers[0]["error"]["message"].startswith('batch: line is not {"op","input"}')
-    assert answers[1] == {"error": {"code": "INVALID_REQUEST", "message": 'batch: "op" is required'}}
+    assert answers[0]["error"]["message"] == 'batch: line 1 is not a JSON object {"op","input"}'
+    assert answers[1] == {"error": {"code": "INVALID_REQUEST", "message": 'batch: line 2: "op" must be a non-empty string'}}
     assert answers[2] == {"error": {"code": "INVALID_REQUEST", "message": 'unknown export "no_such_export"'}}
     assert answers[3]["error"]["code"] == "INVALID_REQUEST"
     assert answers[4] == {"error": {"code": "INVALID_REQUEST", "message": 'tool_error: "message" is required'}}

@@ -63,7 +63,7 @@ def test_defaults_are_the_abi_table() -> None:
         "memoryMaxPages": _engine.DEFAULT_MEMORY_MAX_PAGES,
         "callTimeoutMs": _engine.DEFAULT_TIMEOUT_MS,
         "maxRequestBytes": toolerr.default().max_request_bytes,  # from the module's describe
-        "retireRequestBytes": _engine.RETIRE_REQUEST_BYTES,
+        "retireMemoryPages": _engine.RETIRE_MEMORY_PAGES,
     }
     assert policy_defaults() == mine
 
@@ -78,14 +78,28 @@ def test_a_request_over_the_limit_is_refused_before_the_module() -> None:
     assert raised.value.message == f"parse: request is {len(body)} bytes, over the limit of {limit}"
 
 
-def test_the_instance_of_a_large_request_is_retired() -> None:
+def test_an_instance_is_retired_by_what_its_memory_grew_to() -> None:
+    """Not by the request's size: a 4 MB parse that grows memory little keeps its instance, a
+    4 MB required_field that grows it past retireMemoryPages does not."""
+    assert f"is over {_engine.MEMORY_CHECK_BYTES >> 10} KiB" in dict(
+        (name.strip("`"), text) for _, name, _, text in policy_table() if name
+    )["retireMemoryPages"]
     module = toolerr.Toolerr(max_instances=1)
     module.call("required_field", {"field": "id"})
     assert module.live_instances == 1, "a small request leaves its instance in the pool"
-    module.call("parse", {"text": "a" * _engine.RETIRE_REQUEST_BYTES})
-    assert module.live_instances == 0, "the instance of a request over retireRequestBytes is retired"
+    module.call("parse", {"text": "&amp;" * 800_000})
+    assert module.live_instances == 1, "a large request that grew memory little leaves its instance"
+    module.call("required_field", {"field": "f" * 4_000_000})
+    assert module.live_instances == 0, "the instance grown past retireMemoryPages is retired"
     module.call("required_field", {"field": "id"})
     assert module.live_instances == 1
+
+
+def test_the_cap_is_the_modules_own_memory_maximum() -> None:
+    wasm, _ = _engine.packaged_wasm()
+    capped = _engine.with_memory_max(wasm, 300)
+    assert len(capped) != len(wasm) or capped != wasm
+    assert _engine.with_memory_max(capped, 9000) == capped, "a lower maximum the module declares is kept"
 
 
 def test_the_memory_cap_applies() -> None:

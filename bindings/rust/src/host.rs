@@ -46,8 +46,9 @@ pub struct Options {
     /// The most instances alive at once, and so the most calls running at
     /// once; further calls wait. 0 means the machine's available parallelism.
     pub max_instances: usize,
-    /// Each instance's memory cap, in 64 KiB pages (default 4096: 256 MiB).
-    /// A call that needs more traps (`TRAP`) and its instance is discarded.
+    /// Each instance's memory cap, in 64 KiB pages (default 8192: 512 MiB),
+    /// written into the module as its memory's maximum. A call that needs
+    /// more traps (`TRAP`) and its instance is discarded.
     pub memory_max_pages: u32,
     /// The longest one call may run (default 10 s); `None` for no bound. A
     /// call that runs out of time is interrupted, fails with `TIMEOUT`, and
@@ -61,7 +62,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             max_instances: 0,
-            memory_max_pages: 4096,
+            memory_max_pages: 8192,
             call_timeout: Some(Duration::from_secs(10)),
             wasm: None,
         }
@@ -77,8 +78,9 @@ impl Default for Options {
 ///   an Extism instance runs one call at a time (`&mut self`).
 /// - An instance that traps or times out is discarded; the next call gets a
 ///   fresh one. A bad request is not a trap: the instance keeps serving. An
-///   instance that served a request over [`Host::RETIRE_REQUEST_BYTES`] is
-///   discarded after its call.
+///   instance whose memory grew past [`Host::RETIRE_MEMORY_PAGES`] (asked
+///   after a call whose request or response is over
+///   [`Host::MEMORY_CHECK_BYTES`]) is discarded after its call.
 /// - [`Host::new`] refuses bytes whose sha256 is not the committed one, and a
 ///   module whose ABI major is not [`ABI_MAJOR`].
 /// - Plugin stdout and stderr are discarded (Extism's default); `new` refuses
@@ -145,10 +147,15 @@ struct ModuleError {
 }
 
 impl Host {
-    /// An instance that served a larger request (1 MiB) is retired after the
-    /// call rather than reused: the module's heap grew to read it, and linear
-    /// memory never shrinks (the host policy's `retireRequestBytes`).
-    pub const RETIRE_REQUEST_BYTES: usize = 1 << 20;
+    /// An instance whose linear memory grew past 1024 pages (64 MiB) is
+    /// retired after the call rather than reused: linear memory never
+    /// shrinks, and a heap grown near the cap fails calls a fresh instance
+    /// serves (the host policy's `retireMemoryPages`).
+    pub const RETIRE_MEMORY_PAGES: u32 = 1024;
+
+    /// After a call whose request or response is over 64 KiB, the instance is
+    /// asked how far its memory grew (`describe` with `"memory": true`).
+    pub const MEMORY_CHECK_BYTES: usize = 64 << 10;
 
     /// Loads the embedded module with the default options.
     pub fn new() -> Result<Host> {
@@ -169,8 +176,13 @@ impl Host {
                 "toolerr: module sha256 is {got}, want {want}"
             )));
         }
-        let mut manifest =
-            Manifest::new([Wasm::data(wasm.to_vec())]).with_memory_max(options.memory_max_pages);
+        // The cap is the module's own memory maximum, not Extism's memory
+        // limit: that one counts the kernel's memory too, and traps at the
+        // first growth that would cross it where the module's maximum
+        // refuses the growth (the module then grows by less, as on every
+        // other host).
+        let capped = with_memory_max(wasm, options.memory_max_pages)?;
+        let mut manifest = Manifest::new([Wasm::data(capped)]);
         if let Some(timeout) = options.call_timeout {
             manifest = manifest.with_timeout(timeout);
         }
@@ -282,10 +294,14 @@ impl Host {
             .call_get_error_code::<&[u8], &[u8]>(export, request)
             .map(|bytes| bytes.to_vec());
         // Dropping a checkout instead of releasing it retires its instance.
-        let retire = request.len() > Self::RETIRE_REQUEST_BYTES;
+        let grown = |plugin: &mut Plugin, size: usize| {
+            size > Self::MEMORY_CHECK_BYTES
+                && memory_pages(plugin).is_none_or(|p| p > Self::RETIRE_MEMORY_PAGES)
+        };
         match outcome {
             Ok(bytes) => {
-                if !retire {
+                let size = request.len().max(bytes.len());
+                if !grown(checkout.plugin.as_mut().expect("held"), size) {
                     checkout.release();
                 }
                 String::from_utf8(bytes)
@@ -296,7 +312,7 @@ impl Host {
                 // object. The instance is healthy and goes back to the pool.
                 if rc == 1 {
                     if let Ok(module) = serde_json::from_str::<ModuleError>(&err.to_string()) {
-                        if !retire {
+                        if !grown(checkout.plugin.as_mut().expect("held"), request.len()) {
                             checkout.release();
                         }
                         return Err(Error::new(
@@ -591,4 +607,90 @@ fn placeholder_description() -> Description {
 pub fn host() -> Result<&'static Host> {
     static HOST: OnceLock<Result<Host>> = OnceLock::new();
     HOST.get_or_init(Host::new).as_ref().map_err(Clone::clone)
+}
+
+/// The module's linear memory, in 64 KiB pages, as the module tells it (the
+/// Extism runtime exposes only its kernel's); `None` when it cannot.
+fn memory_pages(plugin: &mut Plugin) -> Option<u32> {
+    #[derive(Deserialize)]
+    struct Memory {
+        #[serde(rename = "memoryPages")]
+        memory_pages: u32,
+    }
+    let out = plugin
+        .call::<&[u8], &[u8]>("describe", br#"{"memory":true}"#)
+        .ok()?;
+    serde_json::from_slice::<Memory>(out).ok().map(|m| m.memory_pages)
+}
+
+/// Returns the module with its memory's maximum set to `max_pages` (or kept,
+/// when the module declares a lower one), as the Node binding writes it: its
+/// digest is checked before, and growing past the maximum then fails inside
+/// the module, which traps out of memory, as on every other host.
+pub(crate) fn with_memory_max(wasm: &[u8], max_pages: u32) -> Result<Vec<u8>> {
+    let bad = |what: &str| Error::trap(format!("toolerr: {what}"));
+    let leb = |mut at: usize| -> Result<(u64, usize)> {
+        let (mut value, mut shift) = (0u64, 0u32);
+        loop {
+            let byte = *wasm
+                .get(at)
+                .ok_or_else(|| bad("the module is truncated"))?;
+            at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte < 0x80 {
+                return Ok((value, at));
+            }
+            if shift > 35 {
+                return Err(bad("the module has a malformed number"));
+            }
+        }
+    };
+    let encode = |mut n: u64, out: &mut Vec<u8>| loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        out.push(byte | if n > 0 { 0x80 } else { 0 });
+        if n == 0 {
+            break;
+        }
+    };
+    let mut at = 8;
+    while at < wasm.len() {
+        let id = wasm[at];
+        let (size, body) = leb(at + 1)?;
+        let end = body + size as usize;
+        if id == 5 {
+            let (count, flags_at) = leb(body)?;
+            let flags = *wasm
+                .get(flags_at)
+                .ok_or_else(|| bad("the module is truncated"))?;
+            if count != 1 || flags > 1 {
+                return Err(bad(
+                    "the module's memory is not one unshared 32-bit memory",
+                ));
+            }
+            let (min, after_min) = leb(flags_at + 1)?;
+            let max = if flags == 1 {
+                leb(after_min)?.0.min(u64::from(max_pages))
+            } else {
+                u64::from(max_pages)
+            };
+            if min > max {
+                return Err(bad(&format!(
+                    "the module starts with {min} pages of memory"
+                )));
+            }
+            let mut section = vec![1, 1];
+            encode(min, &mut section);
+            encode(max, &mut section);
+            let mut out = wasm[..at].to_vec();
+            out.push(5);
+            encode(section.len() as u64, &mut out);
+            out.extend_from_slice(&section);
+            out.extend_from_slice(&wasm[end..]);
+            return Ok(out);
+        }
+        at = end;
+    }
+    Err(bad("the module defines no memory of its own"))
 }

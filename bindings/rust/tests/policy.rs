@@ -89,8 +89,8 @@ fn defaults_are_the_abi_table() {
             host.description().limits.max_request_bytes,
         ),
         (
-            "retireRequestBytes".to_string(),
-            Host::RETIRE_REQUEST_BYTES as u64,
+            "retireMemoryPages".to_string(),
+            u64::from(Host::RETIRE_MEMORY_PAGES),
         ),
     ]);
     assert_eq!(policy_defaults(), mine);
@@ -115,7 +115,19 @@ fn a_request_over_the_limit_is_refused_before_the_module() {
 }
 
 #[test]
-fn the_instance_of_a_large_request_is_retired() {
+fn an_instance_is_retired_by_what_its_memory_grew_to() {
+    // Not by the request's size: a 4 MB parse that grows memory little keeps
+    // its instance, a 4 MB required_field that grows it past
+    // retireMemoryPages does not.
+    let row = policy_table()
+        .into_iter()
+        .find(|r| r[1] == "`retireMemoryPages`")
+        .expect("a retireMemoryPages row");
+    assert!(
+        row[3].contains(&format!("is over {} KiB", Host::MEMORY_CHECK_BYTES >> 10)),
+        "{}",
+        row[3]
+    );
     let host = Host::with_options(Options {
         max_instances: 1,
         ..Options::default()
@@ -128,15 +140,19 @@ fn the_instance_of_a_large_request_is_retired() {
         1,
         "a small request leaves its instance in the pool"
     );
-    host.call(
-        "parse",
-        &json!({"text": "a".repeat(Host::RETIRE_REQUEST_BYTES)}),
-    )
-    .unwrap();
+    host.call("parse", &json!({"text": "&amp;".repeat(800_000)}))
+        .unwrap();
+    assert_eq!(
+        host.live_instances(),
+        1,
+        "a large request that grew memory little leaves its instance"
+    );
+    host.call("required_field", &json!({"field": "f".repeat(4_000_000)}))
+        .unwrap();
     assert_eq!(
         host.live_instances(),
         0,
-        "the instance of a request over retireRequestBytes is retired"
+        "the instance grown past retireMemoryPages is retired"
     );
     host.call("required_field", &json!({"field": "id"}))
         .unwrap();

@@ -4,20 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
 )
-
-// batchLine is one request of the batch protocol. Input is the request
-// object; a JSON string there stands for raw request bytes, so malformed
-// requests can be sent too.
-type batchLine struct {
-	Op    string          `json:"op"`
-	Input json.RawMessage `json:"input"`
-}
 
 // maxBatchLine is the longest line batch reads whole: a request at the
 // module's limit, written as a JSON string (every byte escaped at worst
@@ -39,7 +30,7 @@ func batch(ctx context.Context, h *host.Host, in io.Reader, out io.Writer) error
 			}
 			return err
 		}
-		line = bytes.TrimSpace(line)
+		line = trimJSONSpace(line)
 		if len(line) == 0 && !tooLong {
 			continue
 		}
@@ -89,22 +80,23 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 }
 
 func batchOne(ctx context.Context, h *host.Host, line []byte, n int) ([]byte, error) {
-	var req batchLine
-	if err := json.Unmarshal(line, &req); err != nil {
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d is not {\"op\",\"input\"}: %v", n, err)
+	req, err := readBatchLine(line)
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d %v", n, err)
 	}
-	if req.Op == "" {
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d: \"op\" is required", n)
+	var op []byte
+	if req.opSet && req.op[0] == '"' {
+		op = decodeJSONString(req.op)
 	}
-	input := []byte(req.Input)
-	if len(input) == 0 {
-		input = []byte("{}")
-	} else if input[0] == '"' {
-		var raw string
-		if err := json.Unmarshal(input, &raw); err != nil {
-			return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d: %v", n, err)
-		}
-		input = []byte(raw)
+	if len(op) == 0 {
+		return nil, abi.Errorf(abi.CodeInvalidRequest, "batch: line %d: \"op\" must be a non-empty string", n)
 	}
-	return h.Call(ctx, req.Op, input)
+	input := []byte("{}")
+	switch {
+	case req.inputSet && req.input[0] == '"':
+		input = decodeJSONString(req.input) // a raw request
+	case req.inputSet:
+		input = req.input // its text as the line holds it
+	}
+	return h.Call(ctx, string(op), input)
 }

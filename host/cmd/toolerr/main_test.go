@@ -95,7 +95,7 @@ func TestCLI_BatchAnswersEveryLine(t *testing.T) {
 	want := strings.Join([]string{
 		`{"text":"a&lt;b"}`,
 		`{"error":{"code":"INVALID_REQUEST","message":"tool_error: \"code\" must not be empty"}}`,
-		`{"error":{"code":"INVALID_REQUEST","message":"batch: line 3 is not {\"op\",\"input\"}: invalid character 'o' in literal null (expecting 'u')"}}`,
+		`{"error":{"code":"INVALID_REQUEST","message":"batch: line 3 is not a JSON object {\"op\",\"input\"}"}}`,
 		`{"error":{"code":"INVALID_REQUEST","message":"tool_error: request is not valid JSON: unexpected end of input in an object at offset 12"}}`,
 		`{"content":[{"type":"text","text":"<tool_error>\n<message>m</message>\n</tool_error>"}],"isError":true}`,
 	}, "\n") + "\n"

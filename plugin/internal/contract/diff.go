@@ -1,11 +1,11 @@
 package contract
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
@@ -24,6 +24,36 @@ type differ struct {
 	// over is set once steps passed limit: from then on every step of the
 	// diff returns at once (see charge).
 	over bool
+	// text holds the deltas' fields and descriptions, and texts their
+	// before and after, in chunks: a diff of many deltas keeps a few large
+	// objects rather than several small ones per delta, which the module's
+	// collector, which never moves an object, leaves scattered over its
+	// heap (a diff of 45,000 deltas needed more than 5376 pages of memory).
+	text    []byte
+	texts   []string
+	scratch []byte // a value's JSON, before it is kept
+}
+
+// keep copies s into the deltas' text chunk.
+func (d *differ) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	if cap(d.text)-len(d.text) < len(s) {
+		d.text = make([]byte, 0, max(len(s), 64<<10))
+	}
+	start := len(d.text)
+	d.text = append(d.text, s...)
+	return unsafe.String(&d.text[start], len(s))
+}
+
+// keepText returns a pointer to s, kept in the deltas' chunk of texts.
+func (d *differ) keepText(s string) *string {
+	if len(d.texts) == cap(d.texts) {
+		d.texts = make([]string, 0, 1024)
+	}
+	d.texts = append(d.texts, s)
+	return &d.texts[len(d.texts)-1]
 }
 
 // BudgetError reports a diff that needs more steps than the size of the two
@@ -57,8 +87,8 @@ func (d *differ) add(category, field, severity, description string, before, afte
 		return
 	}
 	delta := Delta{
-		Category: category, Field: field, Severity: severity, Description: description,
-		Before: valueText(before), After: valueText(after),
+		Category: category, Field: d.keep(field), Severity: severity, Description: d.keep(description),
+		Before: d.valueText(before), After: d.valueText(after),
 	}
 	n := len(category) + len(field) + len(severity) + len(description)
 	if delta.Before != nil {
@@ -75,15 +105,15 @@ func (d *differ) add(category, field, severity, description string, before, afte
 
 // valueText is a delta's before/after: a string as it is, anything else as
 // compact JSON, nil as null.
-func valueText(v *jsonv.Value) *string {
-	if v == nil {
+func (d *differ) valueText(v *jsonv.Value) *string {
+	switch {
+	case v == nil:
 		return nil
+	case v.Kind == jsonv.KindString:
+		return d.keepText(v.Str) // the request's own string
 	}
-	s := string(jsonv.AppendValue(nil, v))
-	if v.Kind == jsonv.KindString {
-		s = v.Str
-	}
-	return &s
+	d.scratch = jsonv.AppendValue(d.scratch[:0], v)
+	return d.keepText(d.keep(unsafe.String(unsafe.SliceData(d.scratch), len(d.scratch))))
 }
 
 // diffContracts compares two lockfiles: the deltas sorted by severity then
@@ -168,7 +198,7 @@ func (d *differ) tool(name string, before, after *jsonv.Value) {
 		}
 	}
 	d.annotations(name, get(before, "annotations"), get(after, "annotations"))
-	s := &schemaDiff{d: d, category: "surface.input", beforeRoot: get(before, "inputSchema"), afterRoot: get(after, "inputSchema"), visited: map[[2]*jsonv.Value]bool{}}
+	s := newSchemaDiff(d, "surface.input", get(before, "inputSchema"), get(after, "inputSchema"))
 	s.compare(field+".input", "input", s.beforeRoot, s.afterRoot, 0)
 	if b, a := get(before, "outputSchema"), get(after, "outputSchema"); !d.same(b, a) {
 		severity := "RISKY"
@@ -236,9 +266,19 @@ func get(v *jsonv.Value, key string) *jsonv.Value {
 		}
 		return nil
 	}
-	i := sort.Search(len(ms), func(i int) bool { return !lessUTF16(ms[i].Key, key) })
-	if i < len(ms) && ms[i].Key == key {
-		return ms[i].Value
+	// A binary search written out: sort.Search's closure would be made at
+	// every lookup.
+	lo, hi := 0, len(ms)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if lessUTF16(ms[mid].Key, key) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(ms) && ms[lo].Key == key {
+		return ms[lo].Value
 	}
 	return nil
 }
@@ -288,441 +328,6 @@ func (d *differ) same(a, b *jsonv.Value) bool {
 	return true
 }
 
-// maxSchemaDepth bounds how deep two schemas are compared; a pair of
-// subschemas below it that may differ is reported as a change.
-const maxSchemaDepth = 64
-
-// schemaDiff compares two JSON Schemas keyword by keyword, resolving local
-// $refs and never visiting the same pair of subschemas twice, so recursive
-// schemas terminate.
-type schemaDiff struct {
-	d                     *differ
-	category              string
-	beforeRoot, afterRoot *jsonv.Value
-	visited               map[[2]*jsonv.Value]bool
-}
-
-// resolve follows local $refs ("#/...") up to a bound.
-func (d *differ) resolve(root, v *jsonv.Value) *jsonv.Value {
-	if d.over {
-		return nil
-	}
-	for i := 0; i < 32 && v != nil && v.Kind == jsonv.KindObject; i++ {
-		r := get(v, "$ref")
-		if r == nil || r.Kind != jsonv.KindString || !strings.HasPrefix(r.Str, "#") {
-			return v
-		}
-		d.charge(1 + len(r.Str))
-		target := lookupPointer(root, r.Str)
-		if r.Str == "#" {
-			target = root
-		}
-		if target == nil || target == v {
-			return v
-		}
-		v = target
-	}
-	return v
-}
-
-// lookupPointer resolves a JSON Pointer fragment ("#/a/0") inside the
-// canonical value doc; nil when absent.
-func lookupPointer(doc *jsonv.Value, pointer string) *jsonv.Value {
-	cur := doc
-	for _, seg := range jsonv.PointerPath(pointer) {
-		switch {
-		case cur == nil:
-			return nil
-		case cur.Kind == jsonv.KindObject:
-			cur = get(cur, seg.Str)
-		case cur.Kind == jsonv.KindArray:
-			i, err := strconv.Atoi(seg.Str)
-			if err != nil || i < 0 || i >= len(cur.Arr) || strconv.Itoa(i) != seg.Str {
-				return nil
-			}
-			cur = cur.Arr[i]
-		default:
-			return nil
-		}
-	}
-	return cur
-}
-
-// typeSet returns the distinct types v names, sorted.
-func (d *differ) typeSet(v *jsonv.Value) []string {
-	t := get(v, "type")
-	switch {
-	case t == nil:
-		return nil
-	case t.Kind == jsonv.KindString:
-		return []string{t.Str}
-	case t.Kind == jsonv.KindArray:
-		d.charge(len(t.Arr))
-		var out []string
-		for _, x := range t.Arr {
-			if x.Kind == jsonv.KindString {
-				out = append(out, x.Str)
-			}
-		}
-		sort.Strings(out)
-		return slices.Compact(out)
-	}
-	return nil
-}
-
-// accepts reports whether a schema of types set (sorted) accepts JSON type
-// t.
-func accepts(set []string, t string) bool {
-	has := func(s string) bool {
-		i := sort.SearchStrings(set, s)
-		return i < len(set) && set[i] == s
-	}
-	return has(t) || (t == "integer" && has("number"))
-}
-
-// required returns the names v requires, in order and each once, and
-// them as a set.
-func required(v *jsonv.Value) ([]string, map[string]bool) {
-	var names []string
-	set := map[string]bool{}
-	if r := get(v, "required"); r != nil && r.Kind == jsonv.KindArray {
-		for _, x := range r.Arr {
-			if x.Kind == jsonv.KindString && !set[x.Str] {
-				set[x.Str] = true
-				names = append(names, x.Str)
-			}
-		}
-	}
-	return names, set
-}
-
-func closed(v *jsonv.Value) bool {
-	ap := get(v, "additionalProperties")
-	return ap != nil && ap.Kind == jsonv.KindBool && !ap.Bool
-}
-
-// size is the number of members or items of v (0 for nil and scalars).
-func size(v *jsonv.Value) int {
-	if v == nil {
-		return 0
-	}
-	return len(v.Members) + len(v.Arr)
-}
-
-// hasRef reports whether v holds a "$ref" anywhere, a step per value.
-func (d *differ) hasRef(v *jsonv.Value) bool {
-	if v == nil || d.over {
-		return false
-	}
-	d.charge(1)
-	switch v.Kind {
-	case jsonv.KindArray:
-		for _, item := range v.Arr {
-			if d.hasRef(item) {
-				return true
-			}
-		}
-	case jsonv.KindObject:
-		for _, m := range v.Members {
-			if m.Key == "$ref" || d.hasRef(m.Value) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (s *schemaDiff) compare(field, label string, before, after *jsonv.Value, depth int) {
-	d := s.d
-	before, after = d.resolve(s.beforeRoot, before), d.resolve(s.afterRoot, after)
-	if before == nil || after == nil || d.over {
-		return
-	}
-	key := [2]*jsonv.Value{before, after}
-	if s.visited[key] {
-		return
-	}
-	s.visited[key] = true
-	if d.charge(1 + size(before) + size(after)); d.over {
-		return
-	}
-	add := func(field, severity, description string, b, a *jsonv.Value) {
-		d.add(s.category, field, severity, description, b, a)
-	}
-	if depth > maxSchemaDepth {
-		// Not compared: a change there is reported, never passed over as
-		// compatible. Subschemas equal as written are unchanged, unless a
-		// $ref in them may point at a definition that changed.
-		if !d.same(before, after) || d.hasRef(before) || d.hasRef(after) {
-			add(field, "BREAKING", "Schema of "+label+" is nested more than "+strconv.Itoa(maxSchemaDepth)+" levels deep and was not compared", nil, nil)
-		}
-		return
-	}
-	if before.Kind == jsonv.KindBool || after.Kind == jsonv.KindBool {
-		if !d.same(before, after) {
-			severity := "BREAKING"
-			if after.Kind == jsonv.KindBool && after.Bool {
-				severity = "SAFE"
-			}
-			add(field, severity, "Schema of "+label+" changed", before, after)
-		}
-		return
-	}
-
-	// A reference left unresolved (outside the schema, or to nowhere) is
-	// compared as written: its target is not known here, so a new one may
-	// accept less.
-	if b, a := get(before, "$ref"), get(after, "$ref"); !d.same(b, a) {
-		switch {
-		case a == nil:
-			add(field+".$ref", "SAFE", "Reference of "+label+" was removed", b, nil)
-		case b == nil:
-			add(field+".$ref", "BREAKING", "Reference of "+label+" was added", nil, a)
-		default:
-			add(field+".$ref", "BREAKING", "Reference of "+label+" changed", b, a)
-		}
-	}
-
-	// Types.
-	bt, at := d.typeSet(before), d.typeSet(after)
-	if !d.same(get(before, "type"), get(after, "type")) {
-		switch {
-		case len(bt) == 0:
-			add(field+".type", "BREAKING", "Type of "+label+" narrowed to "+strings.Join(at, " or "), nil, get(after, "type"))
-		case len(at) == 0:
-			add(field+".type", "SAFE", "Type of "+label+" no longer restricted", get(before, "type"), nil)
-		default:
-			narrowed, widened := false, false
-			for _, t := range bt {
-				if !accepts(at, t) {
-					narrowed = true
-				}
-			}
-			for _, t := range at {
-				if !accepts(bt, t) {
-					widened = true
-				}
-			}
-			switch {
-			case !narrowed && !widened:
-				// The same set of types written differently: no change.
-			case narrowed && widened:
-				add(field+".type", "BREAKING", "Type of "+label+" changed from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), get(before, "type"), get(after, "type"))
-			case narrowed:
-				add(field+".type", "BREAKING", "Type of "+label+" narrowed from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), get(before, "type"), get(after, "type"))
-			default:
-				add(field+".type", "SAFE", "Type of "+label+" widened from "+strings.Join(bt, " or ")+" to "+strings.Join(at, " or "), get(before, "type"), get(after, "type"))
-			}
-		}
-	}
-
-	// Object properties.
-	bp, ap := get(before, "properties"), get(after, "properties")
-	_, br := required(before)
-	arNames, ar := required(after)
-	d.charge(size(bp) + size(ap) + size(get(before, "required")) + size(get(after, "required")))
-	if bp != nil {
-		for _, m := range bp.Members {
-			if d.charge(len(field)); d.over { // the field is written again for each
-				return
-			}
-			sub := field + "." + m.Key
-			if get(ap, m.Key) == nil {
-				add(sub, "BREAKING", "Property "+strconv.Quote(m.Key)+" of "+label+" was removed", m.Value, nil)
-				continue
-			}
-			if ar[m.Key] && !br[m.Key] {
-				add(sub, "BREAKING", "Property "+strconv.Quote(m.Key)+" of "+label+" is now required", nil, nil)
-			} else if br[m.Key] && !ar[m.Key] {
-				add(sub, "SAFE", "Property "+strconv.Quote(m.Key)+" of "+label+" is no longer required", nil, nil)
-			}
-			s.compare(sub, strconv.Quote(m.Key), m.Value, get(ap, m.Key), depth+1)
-		}
-	}
-	if ap != nil {
-		for _, m := range ap.Members {
-			if d.over {
-				return
-			}
-			if get(bp, m.Key) != nil {
-				continue
-			}
-			if ar[m.Key] {
-				add(field+"."+m.Key, "BREAKING", "Required property "+strconv.Quote(m.Key)+" was added to "+label, nil, m.Value)
-			} else {
-				add(field+"."+m.Key, "SAFE", "Optional property "+strconv.Quote(m.Key)+" was added to "+label, nil, m.Value)
-			}
-		}
-	}
-	for _, name := range arNames {
-		if !br[name] && get(bp, name) == nil && get(ap, name) == nil {
-			add(field+"."+name, "BREAKING", "Property "+strconv.Quote(name)+" of "+label+" is now required", nil, nil)
-		}
-	}
-	if closed(after) && !closed(before) {
-		add(field+".additionalProperties", "BREAKING", "Unknown properties of "+label+" are no longer accepted", get(before, "additionalProperties"), get(after, "additionalProperties"))
-	} else if closed(before) && !closed(after) {
-		add(field+".additionalProperties", "SAFE", "Unknown properties of "+label+" are now accepted", get(before, "additionalProperties"), get(after, "additionalProperties"))
-	}
-
-	// Values.
-	s.enum(field, label, get(before, "enum"), get(after, "enum"))
-	if b, a := get(before, "const"), get(after, "const"); !d.same(b, a) {
-		severity := "BREAKING"
-		if a == nil {
-			severity = "SAFE"
-		}
-		add(field+".const", severity, "Constant value of "+label+" changed", b, a)
-	}
-
-	// Bounds: a raised minimum or a lowered maximum tightens.
-	for _, kw := range []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"} {
-		s.bound(field, label, kw, get(before, kw), get(after, kw), true)
-	}
-	for _, kw := range []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"} {
-		s.bound(field, label, kw, get(before, kw), get(after, kw), false)
-	}
-	for _, kw := range []string{"pattern", "format", "multipleOf"} {
-		if b, a := get(before, kw), get(after, kw); !d.same(b, a) {
-			severity := "RISKY"
-			verb := "changed"
-			if a == nil {
-				severity, verb = "SAFE", "was removed"
-			} else if b == nil {
-				verb = "was added"
-			}
-			add(field+"."+kw, severity, strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" "+verb, b, a)
-		}
-	}
-	if b, a := get(before, "default"), get(after, "default"); !d.same(b, a) {
-		add(field+".default", "RISKY", "Default of "+label+" changed", b, a)
-	}
-	for _, kw := range []string{"title", "description"} {
-		if b, a := get(before, kw), get(after, kw); depth > 0 && !d.same(b, a) {
-			add(field+"."+kw, "COSMETIC", strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" changed", b, a)
-		}
-	}
-
-	// Nested schemas.
-	if bi, ai := get(before, "items"), get(after, "items"); bi != nil && ai != nil {
-		s.compare(field+".items", "the items of "+label, bi, ai, depth+1)
-	}
-	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
-		b, a := get(before, kw), get(after, kw)
-		if b == nil || a == nil || b.Kind != jsonv.KindArray || a.Kind != jsonv.KindArray {
-			if !d.same(b, a) {
-				add(field+"."+kw, "RISKY", strings.ToUpper(kw[:1])+kw[1:]+" of "+label+" changed", b, a)
-			}
-			continue
-		}
-		if len(b.Arr) != len(a.Arr) {
-			add(field+"."+kw, "RISKY", "Alternatives of "+label+" changed", b, a)
-			continue
-		}
-		if d.charge(len(b.Arr)); d.over {
-			return
-		}
-		for i := range b.Arr {
-			if d.over {
-				return
-			}
-			s.compare(field+"."+kw+"."+strconv.Itoa(i), label, b.Arr[i], a.Arr[i], depth+1)
-		}
-	}
-}
-
-func (s *schemaDiff) enum(field, label string, before, after *jsonv.Value) {
-	d := s.d
-	if d.same(before, after) {
-		return
-	}
-	switch {
-	case after == nil:
-		d.add(s.category, field+".enum", "SAFE", "Allowed values of "+label+" are no longer restricted", before, nil)
-		return
-	case before == nil || before.Kind != jsonv.KindArray || after.Kind != jsonv.KindArray:
-		d.add(s.category, field+".enum", "BREAKING", "Allowed values of "+label+" are now restricted", before, after)
-		return
-	}
-	// Each value is written once as canonical JSON, which equal values
-	// share: the two lists are compared through a set of those texts,
-	// not value against value.
-	texts := func(list *jsonv.Value) ([]string, map[string]bool) {
-		out := make([]string, len(list.Arr))
-		set := make(map[string]bool, len(list.Arr))
-		for i, v := range list.Arr {
-			if d.over {
-				break
-			}
-			out[i] = string(jsonv.AppendValue(nil, v))
-			d.charge(1 + len(out[i]))
-			set[out[i]] = true
-		}
-		return out, set
-	}
-	bt, bset := texts(before)
-	at, aset := texts(after)
-	if d.over {
-		return
-	}
-	for i, v := range before.Arr {
-		if d.over {
-			return
-		}
-		if !aset[bt[i]] {
-			d.add(s.category, field+".enum", "BREAKING", "Value "+bt[i]+" of "+label+" is no longer allowed", v, nil)
-		}
-	}
-	for i, v := range after.Arr {
-		if d.over {
-			return
-		}
-		if !bset[at[i]] {
-			d.add(s.category, field+".enum", "SAFE", "Value "+at[i]+" of "+label+" is now allowed", nil, v)
-		}
-	}
-}
-
-// bound compares a numeric keyword; lower says a larger value tightens.
-func (s *schemaDiff) bound(field, label, kw string, before, after *jsonv.Value, lower bool) {
-	if s.d.same(before, after) {
-		return
-	}
-	num := numOK
-	b, bok := num(before)
-	a, aok := num(after)
-	var tightened bool
-	switch {
-	case !aok:
-		tightened = false // removed
-	case !bok:
-		tightened = true // added
-	case lower:
-		tightened = a > b
-	default:
-		tightened = a < b
-	}
-	severity, verb := "SAFE", "loosened"
-	if tightened {
-		severity, verb = "RISKY", "tightened"
-	}
-	desc := kw + " of " + label + " " + verb
-	if bok && aok {
-		desc += " from " + jsonv.FormatNumber(b) + " to " + jsonv.FormatNumber(a)
-	}
-	s.d.add(s.category, field+"."+kw, severity, upper(desc), before, after)
-}
-
-func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
-
-// numOK returns v's number, and false when v is not a number.
-func numOK(v *jsonv.Value) (float64, bool) {
-	if v == nil || v.Kind != jsonv.KindNumber {
-		return 0, false
-	}
-	return v.Num, true
-}
-
 // MaxSeverity is the first delta's severity (they are sorted), or "".
 func MaxSeverity(deltas []Delta) string {
 	if len(deltas) == 0 {
@@ -737,6 +342,26 @@ var diffCache = struct {
 	sync.Mutex
 	byDigests map[[2]string][]Delta
 }{byDigests: map[[2]string][]Delta{}}
+
+// maxCachedDeltaBytes is the most text the deltas of a cached diff may
+// hold; a larger diff is answered and not kept, which also saves copying
+// it.
+const maxCachedDeltaBytes = 256 << 10
+
+// deltaBytes is the text the deltas hold.
+func deltaBytes(deltas []Delta) int {
+	n := 0
+	for _, d := range deltas {
+		n += len(d.Category) + len(d.Field) + len(d.Severity) + len(d.Description)
+		if d.Before != nil {
+			n += len(*d.Before)
+		}
+		if d.After != nil {
+			n += len(*d.After)
+		}
+	}
+	return n
+}
 
 // cloneDeltas copies the strings of deltas, which may be views of a
 // request's decoded strings, so that a cached entry holds on to its own
@@ -772,6 +397,9 @@ func CachedDiff(before, after *Lockfile) ([]Delta, error) {
 	deltas, err := diffContracts(before, after)
 	if err != nil {
 		return nil, err
+	}
+	if deltaBytes(deltas) > maxCachedDeltaBytes {
+		return deltas, nil // not kept: a large diff would hold its memory for the instance's life
 	}
 	deltas = cloneDeltas(deltas)
 	diffCache.Lock()

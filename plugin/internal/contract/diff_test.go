@@ -50,6 +50,12 @@ func TestDiff_Scenario(t *testing.T) {
 		{"remote $ref changed", `{"$ref":"a.json"}`, `{"$ref":"b.json"}`, "Reference of input changed"},
 		{"enum of objects in any key order", `{"enum":[{"a":1,"b":2}]}`, `{"enum":[{"b":2,"a":1}]}`, ""},
 		{"over the budget", bigBefore, bigAfter, "takes more than"},
+		{"recursive $ref with a sibling terminates", `{"$defs":{"N":{"properties":{"next":{"$ref":"#/$defs/N","description":"n"}}}},"$ref":"#/$defs/N","title":"x"}`,
+			`{"$defs":{"N":{"properties":{"next":{"$ref":"#/$defs/N","description":"n"},"v":{"type":"string"}}}},"$ref":"#/$defs/N","title":"x"}`, `Optional property "v" was added to "next"`},
+		{"an $anchor named twice is compared as written", `{"$defs":{"A":{"$anchor":"x","type":"number"},"B":{"$anchor":"x"}},"properties":{"p":{"$ref":"#x"}}}`,
+			`{"$defs":{"A":{"$anchor":"x","type":"integer"},"B":{"$anchor":"x"}},"properties":{"p":{"$ref":"#x"}}}`, ""},
+		{"an $anchor inside an enum value names nothing", `{"enum":[{"$anchor":"x"}],"properties":{"p":{"$ref":"#x"}}}`,
+			`{"enum":[{"$anchor":"x"}],"properties":{"p":{"$ref":"#x"}}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for round := 0; round < 2; round++ {

@@ -66,23 +66,21 @@ func firstUnit(r rune) rune {
 	return r
 }
 
-// canonicalize returns v with every object's keys sorted (a repeated key
-// cannot occur: the decoder keeps one).
+// canonicalize sorts the keys of every object of v, in place, and returns
+// v (a repeated key cannot occur: the decoder keeps one). The request the
+// contract came in is read no more in its own order, and a copy of a
+// contract of 180,000 values took some 10 MB of the module's memory.
 func canonicalize(v *jsonv.Value) *jsonv.Value {
 	switch v.Kind {
 	case jsonv.KindArray:
-		out := &jsonv.Value{Kind: jsonv.KindArray, Arr: make([]*jsonv.Value, len(v.Arr))}
-		for i, item := range v.Arr {
-			out.Arr[i] = canonicalize(item)
+		for _, item := range v.Arr {
+			canonicalize(item)
 		}
-		return out
 	case jsonv.KindObject:
-		out := &jsonv.Value{Kind: jsonv.KindObject, Members: make([]jsonv.Member, len(v.Members))}
-		for i, m := range v.Members {
-			out.Members[i] = jsonv.Member{Key: m.Key, Value: canonicalize(m.Value)}
+		for _, m := range v.Members {
+			canonicalize(m.Value)
 		}
-		sort.Slice(out.Members, func(i, j int) bool { return lessUTF16(out.Members[i].Key, out.Members[j].Key) })
-		return out
+		sort.SliceStable(v.Members, func(i, j int) bool { return lessUTF16(v.Members[i].Key, v.Members[j].Key) })
 	}
 	return v
 }

@@ -7,10 +7,25 @@ import (
 )
 
 func callDescribe(c *call, input []byte) *abi.Error {
-	if _, err := c.decode("describe", input); err != nil {
+	r, err := c.decode("describe", input, "memory")
+	if err != nil {
 		return err
 	}
 	w := jsonv.Writer{B: c.out}
+	if m := present(r.obj, "memory"); m != nil {
+		if m.Kind != jsonv.KindBool {
+			return r.wrongType("memory", "a boolean", m)
+		}
+		if m.Bool {
+			// The hosts' policy retires an instance by what its memory grew
+			// to; only the module can tell every host that.
+			w.Raw(`{"memoryPages":`)
+			w.Num(float64(memoryPages()))
+			w.Byte('}')
+			c.out = w.B
+			return nil
+		}
+	}
 	w.Raw(`{"abiVersion":`)
 	w.Str(abi.Version)
 	w.Raw(`,"version":`)

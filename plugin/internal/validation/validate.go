@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,8 +26,15 @@ import (
 // may only point inside it.
 const schemaURL = "toolerr:///schema.json"
 
-// schemaCacheSize bounds the compiled schemas kept between calls.
-const schemaCacheSize = 64
+// schemaCacheSize bounds the compiled schemas kept between calls, and
+// schemaCacheBytes the JSON text they were compiled from (but for the last
+// one kept, whatever its size): a compiled schema takes many times the
+// memory of its text, and the cache lives as long as the instance, so
+// large schemas must not pile up in it.
+const (
+	schemaCacheSize  = 64
+	schemaCacheBytes = 1 << 20
+)
 
 // schemaCache keeps compiled schemas by the sha256 of their JSON text, so
 // validating against the same schema again compiles nothing.
@@ -34,7 +42,9 @@ var schemaCache = struct {
 	sync.Mutex
 	byDigest map[[32]byte]*jsonschema.Schema
 	order    [][32]byte
-}{byDigest: map[[32]byte]*jsonschema.Schema{}}
+	sizes    map[[32]byte]int // bytes of each entry's text
+	bytes    int              // of all entries
+}{byDigest: map[[32]byte]*jsonschema.Schema{}, sizes: map[[32]byte]int{}}
 
 // noRemoteRefs refuses every reference outside the request's schema: the
 // module has no network and no file system, by design.
@@ -87,23 +97,111 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 	}
 	clampCounts(own)
 	if err := c.AddResource(schemaURL, toAny(own)); err != nil {
+		orderFaults(own, err)
 		return nil, err
 	}
 	sch, err = c.Compile(schemaURL)
 	if err != nil {
+		orderFaults(own, err)
 		return nil, err
 	}
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	if _, ok := schemaCache.byDigest[digest]; !ok {
-		if len(schemaCache.order) >= schemaCacheSize {
-			delete(schemaCache.byDigest, schemaCache.order[0])
+		for len(schemaCache.order) >= schemaCacheSize || len(schemaCache.order) > 0 && schemaCache.bytes+len(text) > schemaCacheBytes {
+			oldest := schemaCache.order[0]
+			schemaCache.bytes -= schemaCache.sizes[oldest]
+			delete(schemaCache.byDigest, oldest)
+			delete(schemaCache.sizes, oldest)
 			schemaCache.order = schemaCache.order[1:]
 		}
 		schemaCache.byDigest[digest] = sch
+		schemaCache.sizes[digest] = len(text)
+		schemaCache.bytes += len(text)
 		schemaCache.order = append(schemaCache.order, digest)
 	}
 	return sch, nil
+}
+
+// orderFaults puts the faults of a schema that fails its metaschema (err,
+// for the schema doc) in one order, the order of the schema's text: each
+// group of faults by the first fault in it (a fault at an earlier member
+// first, one at a member before those inside it), then by the metaschema
+// keyword that found it, then by its text. The validator finds them
+// walking Go maps, whose order changes from call to call, and the message
+// lists them as found.
+func orderFaults(doc *jsonv.Value, err error) {
+	var invalid *jsonschema.SchemaValidationError
+	var fault *jsonschema.ValidationError
+	if !errors.As(err, &invalid) || !errors.As(invalid.Err, &fault) {
+		return
+	}
+	idx := &jsonv.Index{}
+	// positions is where f is in doc: the position of each member or item
+	// along its location (an unknown one after all others).
+	positions := func(f *jsonschema.ValidationError) []int {
+		var out []int
+		cur := doc
+		for _, tok := range f.InstanceLocation {
+			i := -1
+			switch {
+			case cur == nil:
+			case cur.Kind == jsonv.KindObject:
+				if i = idx.Position(cur, tok); i >= 0 {
+					cur = cur.Members[i].Value
+				}
+			case cur.Kind == jsonv.KindArray:
+				if n, err := strconv.Atoi(tok); err == nil && n >= 0 && n < len(cur.Arr) {
+					i, cur = n, cur.Arr[n]
+				}
+			}
+			if i < 0 {
+				i, cur = math.MaxInt, nil
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	printer := message.NewPrinter(language.English)
+	type cause struct {
+		*jsonschema.ValidationError
+		first   []int // the positions of its first fault
+		keyword string
+		text    string // written only when the rest ties
+	}
+	// order sorts the faults below f and returns the positions of the
+	// first of them (f's own when it has none below).
+	var order func(f *jsonschema.ValidationError) []int
+	order = func(f *jsonschema.ValidationError) []int {
+		if len(f.Causes) == 0 {
+			return positions(f)
+		}
+		causes := make([]cause, len(f.Causes))
+		for i, c := range f.Causes {
+			causes[i] = cause{ValidationError: c, first: order(c), keyword: c.SchemaURL + "/" + strings.Join(c.ErrorKind.KeywordPath(), "/")}
+		}
+		text := func(c *cause) string {
+			if c.text == "" {
+				c.text = " " + c.LocalizedError(printer) // never empty once written
+			}
+			return c.text
+		}
+		sort.SliceStable(causes, func(i, j int) bool {
+			a, b := &causes[i], &causes[j]
+			if c := slices.Compare(a.first, b.first); c != 0 {
+				return c < 0
+			}
+			if a.keyword != b.keyword {
+				return a.keyword < b.keyword
+			}
+			return text(a) < text(b)
+		})
+		for i := range causes {
+			f.Causes[i] = causes[i].ValidationError
+		}
+		return causes[0].first
+	}
+	order(fault)
 }
 
 // countKeywords are the keywords whose value is a count; the validator

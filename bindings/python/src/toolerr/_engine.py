@@ -37,13 +37,15 @@ ABI_MAJOR = 1
 # The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
 # applies it with these defaults; tests/test_policy.py checks them against that table.
 
-#: Linear memory per instance, in 64 KiB pages: 256 MiB. A call that needs more traps.
-DEFAULT_MEMORY_MAX_PAGES = 4096
+#: Linear memory per instance, in 64 KiB pages: 512 MiB. A call that needs more traps.
+DEFAULT_MEMORY_MAX_PAGES = 8192
 #: Time per call, in milliseconds; the runtime interrupts a call still running then.
 DEFAULT_TIMEOUT_MS = 10_000
-#: An instance that served a larger request (1 MiB) is retired after the call: the module's
-#: heap grew to read it, and linear memory never shrinks.
-RETIRE_REQUEST_BYTES = 1 << 20
+#: An instance whose linear memory grew past 1024 pages (64 MiB) is retired after the call:
+#: linear memory never shrinks, and a heap grown near the cap fails calls a fresh one serves.
+RETIRE_MEMORY_PAGES = 1024
+#: After a call whose request or response is over 64 KiB, the instance is asked its memory.
+MEMORY_CHECK_BYTES = 64 << 10
 #: The deepest nesting of arrays and objects a request may have (the module's maxDepth).
 MAX_DEPTH = 256
 
@@ -54,6 +56,54 @@ WASI_OUTPUT_VARIABLE = "EXTISM_ENABLE_WASI_OUTPUT"
 Request = Union[str, bytes, bytearray, memoryview, Mapping[str, Any], Sequence[Any], int, float, bool, None]
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def with_memory_max(wasm: bytes, max_pages: int) -> bytes:
+    """Return the module with its memory's maximum set to max_pages (or kept,
+    when the module declares a lower one), as the Node binding writes it.
+
+    Its digest is checked before; growing past the maximum then fails inside
+    the module, which traps out of memory, as on every other host.
+    """
+
+    def leb(at: int) -> tuple[int, int]:
+        value, shift = 0, 0
+        while True:
+            if at >= len(wasm):
+                raise ToolerrError("TRAP", "toolerr: the module is truncated")
+            byte = wasm[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value, at
+
+    def encode(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out.append(byte | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+
+    at = 8
+    while at < len(wasm):
+        section = wasm[at]
+        size, body = leb(at + 1)
+        end = body + size
+        if section == 5:
+            count, flags_at = leb(body)
+            flags = wasm[flags_at]
+            if count != 1 or flags not in (0, 1):
+                raise ToolerrError("TRAP", "toolerr: the module's memory is not one unshared 32-bit memory")
+            minimum, after_min = leb(flags_at + 1)
+            maximum = min(leb(after_min)[0], max_pages) if flags == 1 else max_pages
+            if minimum > maximum:
+                raise ToolerrError("TRAP", f"toolerr: the module starts with {minimum} pages of memory")
+            content = b"\x01\x01" + encode(minimum) + encode(maximum)
+            return wasm[:at] + b"\x05" + encode(len(content)) + content + wasm[end:]
+        at = end
+    raise ToolerrError("TRAP", "toolerr: the module defines no memory of its own")
 
 
 def packaged_wasm() -> tuple[bytes, str]:
@@ -196,6 +246,16 @@ class _Instance:
     def close(self) -> None:
         self.plugin.__del__()
 
+    def memory_pages(self) -> int:
+        """The module's linear memory, in 64 KiB pages, as the module tells
+        (the Extism runtime exposes only its kernel's); more than any cap when
+        the instance cannot tell, so that it is not kept."""
+        try:
+            out = json.loads(self.plugin.call("describe", b'{"memory":true}'))
+            return int(out["memoryPages"])
+        except Exception:  # noqa: BLE001 - an instance that cannot answer is not trusted
+            return 1 << 16
+
 
 class Toolerr:
     """The toolerr module, loaded and checked, ready to call.
@@ -205,8 +265,9 @@ class Toolerr:
     calls on one instance), at most ``max_instances`` alive at once; further
     calls wait. Each instance's memory is capped at ``memory_max_pages`` and
     each call at ``timeout_ms`` (the host policy of abi/ABI.md). An instance
-    that traps or times out is dropped, and so is one that served a request
-    over ``RETIRE_REQUEST_BYTES``.
+    that traps or times out is dropped, and so is one whose memory grew past
+    ``RETIRE_MEMORY_PAGES`` (asked after a call whose request or response is
+    over ``MEMORY_CHECK_BYTES``).
 
     Loading refuses bytes whose sha256 differs from the recorded digest, a
     module whose ABI major is not 1, and a process where
@@ -233,9 +294,12 @@ class Toolerr:
             raise ToolerrError("TRAP", f"toolerr: module sha256 is {got}, want {sha256}")
         _refuse_wasi_output()
         self.sha256 = got
+        # The cap is the module's own memory maximum, not the manifest's memory.max_pages:
+        # Extism's limit counts its kernel's memory too, and traps at the first growth that
+        # would cross it where the module's maximum refuses the growth (the module then grows
+        # by less, as on every other host).
         manifest = {
-            "wasm": [{"data": wasm}],
-            "memory": {"max_pages": memory_max_pages},
+            "wasm": [{"data": with_memory_max(wasm, memory_max_pages)}],
             "timeout_ms": timeout_ms,
         }
         try:
@@ -289,14 +353,12 @@ class Toolerr:
                 f"{export}: request is {len(body)} bytes, over the limit of {self.max_request_bytes}",
             )
         instance = self._acquire()
-        # The module's heap grew to read a large request, and linear memory never shrinks.
-        retire = len(body) > RETIRE_REQUEST_BYTES
         try:
             out: bytes = instance.plugin.call(export, body)
         except extism.Error as exc:
             error = _module_error(str(exc))
             if error is not None:
-                self._settle(instance, retire)
+                self._settle(instance, len(body))
                 raise error from None
             # A trap or a timeout: the instance's state is undefined.
             self._discard(instance)
@@ -307,7 +369,7 @@ class Toolerr:
         except BaseException:
             self._discard(instance)
             raise
-        self._settle(instance, retire)
+        self._settle(instance, max(len(body), len(out)))
         return out.decode("utf-8")
 
     def call_json(self, export: str, request: Request = None) -> Any:
@@ -359,9 +421,11 @@ class Toolerr:
                 raise ToolerrError("TRAP", f"toolerr: new instance: {exc}") from None
             raise
 
-    def _settle(self, instance: _Instance, retire: bool) -> None:
-        """Return a healthy instance to the pool, or retire it."""
-        if retire:
+    def _settle(self, instance: _Instance, size: int) -> None:
+        """Return a healthy instance to the pool, or retire it when the call
+        (whose larger of request and response is size bytes) grew its memory
+        past RETIRE_MEMORY_PAGES."""
+        if size > MEMORY_CHECK_BYTES and instance.memory_pages() > RETIRE_MEMORY_PAGES:
             self._discard(instance)
         else:
             self._release(instance)
