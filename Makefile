@@ -63,6 +63,7 @@ test-go:
 # and builds the example servers.
 prepare:
 	bash examples/node/prepare.sh
+	npm ci --prefix tests/realservers --no-audit --no-fund
 	bash bindings/python/venv.sh
 	bash examples/rust/build.sh
 	bash examples/java/build.sh

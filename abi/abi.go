@@ -47,6 +47,7 @@ var Exports = []Export{
 	{"check_result", "1.3"},
 	{"gate", "1.4"},
 	{"tool_failure", "1.4"},
+	{"server_failure", "1.4"},
 }
 
 // ExportNames returns the names of Exports in order.

@@ -328,3 +328,28 @@ type Description struct {
 		MaxValues       int `json:"maxValues"`
 	} `json:"limits"`
 }
+
+// Verdicts of server_failure.
+const (
+	FailurePass    = "pass"
+	FailureRewrite = "rewrite"
+)
+
+// ServerFailureRequest is the request of server_failure: a server's failed
+// answer to a tools/call of Tool, either the Result it gave (with isError
+// true) or the JSON-RPC Error object it answered with. Each must be
+// exactly one JSON value, as the server wrote it.
+type ServerFailureRequest struct {
+	Tool   string          `json:"tool"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// ServerFailureResponse is the response of server_failure: FailurePass
+// (send the server's answer on as it is) or FailureRewrite, with the Code
+// of the new envelope and the Result to send instead.
+type ServerFailureResponse struct {
+	Verdict string          `json:"verdict"`
+	Code    string          `json:"code,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+}

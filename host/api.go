@@ -218,6 +218,26 @@ func (h *Host) ArgumentsTooLarge(ctx context.Context, tool string, size int) (*a
 	return answer.Result, nil
 }
 
+// ServerFailure decides what becomes of a server's failed answer to a
+// tools/call (a result with isError true, or a JSON-RPC error): pass it on
+// as it is, or send the Result it gives instead, a <tool_error> that keeps
+// the server's words (abi/ABI.md, "server_failure"). req.Result or
+// req.Error must be exactly one JSON value.
+func (h *Host) ServerFailure(ctx context.Context, req abi.ServerFailureRequest) (*abi.ServerFailureResponse, error) {
+	for name, v := range map[string]json.RawMessage{"result": req.Result, "error": req.Error} {
+		if v != nil {
+			if err := oneJSONValue("server_failure", name, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var resp abi.ServerFailureResponse
+	if err := h.callJSON(ctx, "server_failure", req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
 func (h *Host) result(ctx context.Context, export string, req any) (*abi.CallToolResult, error) {
 	var r abi.CallToolResult
 	if err := h.callJSON(ctx, export, req, &r); err != nil {

@@ -228,3 +228,6 @@ func rawResult(out []byte, isErr bool) uint64 {
 	}
 	return uint64(ptr)<<32 | n
 }
+
+//go:wasmexport server_failure
+func serverFailure() int32 { return runExtism("server_failure") }

@@ -62,7 +62,15 @@ func main() {
 	count := flag.Int("count", 3, "go test -count: each Go benchmark's median of this many runs is reported")
 	bindings := flag.String("bindings", "node,python,rust,java", "bindings to measure")
 	modulesOnly := flag.Bool("modules-only", false, "measure only the module section and rewrite it in BENCHMARKS.md, keeping the rest")
+	proxyOnly := flag.Bool("proxy-only", false, "measure only the toolerr proxy section and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
+	if *proxyOnly {
+		if err := rewriteProxy(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *modulesOnly {
 		if err := rewriteModules(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -180,21 +188,16 @@ func run(benchtime string, count int, bindings []string) error {
 			}
 		}
 	}
-	fmt.Fprintln(os.Stderr, "bench: go test ./host/cmd/toolerr -bench Proxy")
-	out, err = exec.Command("go", "test", "./host/cmd/toolerr", "-run", "^$", "-bench", "^BenchmarkProxy$", "-benchtime", benchtime,
-		"-count", strconv.Itoa(max(count, 1))).CombinedOutput()
+	fmt.Fprintln(os.Stderr, "bench: toolerr proxy in front of server-everything")
+	proxy, err := proxyBench()
 	if err != nil {
-		return fmt.Errorf("go test -bench Proxy: %v\n%s", err, out)
-	}
-	proxy := map[string]float64{}
-	for _, m := range medianSamples(string(out)) {
-		proxy[m.sub] = m.ns
+		return fmt.Errorf("proxy bench: %w", err)
 	}
 	mods, err := moduleReport()
 	if err != nil {
 		return err
 	}
-	md := report(results, colds, parallel, max(count, 1)) + proxyReport(proxy) + mods
+	md := report(results, colds, parallel, max(count, 1)) + proxy + mods
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -202,29 +205,6 @@ func run(benchtime string, count int, bindings []string) error {
 		return err
 	}
 	return os.WriteFile("docs/bench.svg", []byte(chart(results)), 0o644)
-}
-
-// proxyReport is the table of tools/call round trips with and without
-// `toolerr proxy`, as ratios to the direct call.
-func proxyReport(ns map[string]float64) string {
-	direct := ns["direct"]
-	if direct == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n## toolerr proxy: one tools/call round trip\n\n")
-	b.WriteString("The Go SDK's client calls `orders.create` of a small MCP server (`host/cmd/toolerr/testdata/plainserver`) over stdio, directly and through `toolerr proxy`, which checks the arguments in the module first.\n\n")
-	b.WriteString("| path | time | ratio to direct |\n|---|---|---|\n")
-	for _, row := range []struct{ key, label string }{
-		{"direct", "direct"},
-		{"proxied", "through the proxy, valid arguments (checked, then forwarded)"},
-		{"rejected", "through the proxy, invalid arguments (the proxy answers)"},
-	} {
-		if v := ns[row.key]; v > 0 {
-			fmt.Fprintf(&b, "| %s | %s | %.2fx |\n", row.label, duration(v), v/direct)
-		}
-	}
-	return b.String()
 }
 
 // hasCold reports whether colds has a row for engine and mode already.

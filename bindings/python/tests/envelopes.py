@@ -37,8 +37,8 @@ def internal(tool: str, message: str) -> str:
 
 
 FAILURE_RECOVERY = (
-    "The tool reported this failure itself. Correct the call if the message shows what was wrong with it; "
-    "otherwise tell the user what failed."
+    "The tool reported this failure without saying why. Read its message: if it points at your arguments, "
+    "fix them and call again; otherwise do not repeat the same call, and tell the user what failed."
 )
 
 

@@ -62,8 +62,9 @@ def test_helpers() -> None:
     assert text(toolerr.tool_failure("Invoice inv_001 is locked", tool="billing.lock_invoice", action="lock")) == (
         '<tool_error code="TOOL_FAILURE" severity="error">\n'
         "<message>[billing.lock_invoice/lock] Invoice inv_001 is locked</message>\n"
-        "<recovery>The tool reported this failure itself. Correct the call if the message shows what was wrong "
-        "with it; otherwise tell the user what failed.</recovery>\n</tool_error>"
+        "<recovery>The tool reported this failure without saying why. Read its message: if it points at your "
+        "arguments, fix them and call again; otherwise do not repeat the same call, and tell the user what "
+        "failed.</recovery>\n</tool_error>"
     )
     assert toolerr.tool_failure("m").is_error is True
     with pytest.raises(toolerr.ToolerrError, match='tool_failure: "message" must not be empty'):

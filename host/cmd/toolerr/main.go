@@ -7,7 +7,7 @@
 //	toolerr describe [--engine E]        what the module says of itself
 //	toolerr lock [--engine E]            MCP tools on stdin, their contract lockfile on stdout
 //	toolerr diff OLD NEW [--json]        compare two contracts; exit 1 when a change is BREAKING
-//	toolerr proxy [flags] -- COMMAND...  serve COMMAND's MCP tools with the contract's errors
+//	toolerr proxy [flags] -- COMMAND...  relay MCP to COMMAND, its failures as the contract's envelopes
 //
 // E is wazero (the default), extism or native. An ABI error exits 2 with the
 // error object on stderr; a usage error exits 64.
@@ -35,7 +35,7 @@ const usage = `usage:
   toolerr describe [--engine ...]
   toolerr lock [--engine ...]          < tools.json > toolerr.lock.json
   toolerr diff OLD NEW [--json] [--engine ...]
-  toolerr proxy [--lock FILE] [--call-timeout D] [--restart] [--engine ...] -- COMMAND [ARGS...]
+  toolerr proxy [--lock FILE] [--call-timeout D] [--init-timeout D] [--restart] [--engine ...] -- COMMAND [ARGS...]
   toolerr help                          this text (also -h, --help, and after any command)
 
 Flags may come before or after the arguments. --engine: wazero (default), extism or native;
@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	hf := addHostFlags(fs)
+	hf := addHostFlags(fs, host.Wazero)
 	asJSON := fs.Bool("json", false, "diff: print the deltas as JSON")
 	args, err := parseInterspersed(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
@@ -176,9 +176,9 @@ func errorJSON(err error) []byte {
 // engine and wazero's compilation cache.
 type hostFlags struct{ engine, cache *string }
 
-func addHostFlags(fs *flag.FlagSet) hostFlags {
+func addHostFlags(fs *flag.FlagSet, engine host.Engine) hostFlags {
 	return hostFlags{
-		engine: fs.String("engine", string(host.Wazero), "engine: wazero, extism or native"),
+		engine: fs.String("engine", string(engine), "engine: wazero, extism or native"),
 		cache:  fs.String("cache", defaultCacheDir(), "directory for wazero's compilation cache (\"\" for none)"),
 	}
 }
@@ -197,7 +197,13 @@ func (f hostFlags) parseEngine(stderr io.Writer) (host.Engine, bool) {
 // open starts a host on engine with the flags' compilation cache, saying on
 // stderr why it could not.
 func (f hostFlags) open(ctx context.Context, engine host.Engine, stderr io.Writer) (*host.Host, bool) {
-	h, err := host.New(ctx, host.Options{Engine: engine, CompilationCacheDir: *f.cache, NoCompilationCache: *f.cache == ""})
+	return f.openWith(ctx, host.Options{Engine: engine}, stderr)
+}
+
+// openWith is open with more options.
+func (f hostFlags) openWith(ctx context.Context, opts host.Options, stderr io.Writer) (*host.Host, bool) {
+	opts.CompilationCacheDir, opts.NoCompilationCache = *f.cache, *f.cache == ""
+	h, err := host.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, false

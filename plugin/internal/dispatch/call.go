@@ -104,6 +104,7 @@ var exports = map[string]func(*call, []byte) *abi.Error{
 	"check_result":      callCheckResult,
 	"describe":          callDescribe,
 	"gate":              callGate,
+	"server_failure":    callServerFailure,
 }
 
 // scratchText is the scratch buffer as a string, for writing it out before

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/failure"
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 	"github.com/toolerr/toolerr/plugin/internal/render"
 	"github.com/toolerr/toolerr/plugin/internal/xmlesc"
@@ -143,7 +144,8 @@ func callToolFailure(c *call, input []byte) *abi.Error {
 	if message == "" {
 		return r.fail(`"message" must not be empty`)
 	}
-	c.toolResult(render.RenderToolError(render.ToolFailure(message, tool, action)), true)
+	class := failure.Classify(message)
+	c.toolResult(render.RenderToolError(render.ToolFailure(message, tool, action, class.Code, class.Recovery)), true)
 	return nil
 }
 

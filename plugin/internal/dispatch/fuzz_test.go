@@ -32,6 +32,7 @@ import (
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
 	"github.com/toolerr/toolerr/plugin/internal/dispatch"
+	"github.com/toolerr/toolerr/plugin/internal/failure"
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 	"github.com/toolerr/toolerr/plugin/internal/parse"
 	"github.com/toolerr/toolerr/plugin/internal/render"
@@ -412,7 +413,8 @@ func roundTripCase(kind uint8, code, message, suggestion, actions, keys, values 
 		}
 		w.code, w.message, w.recovery = "INTERNAL_ERROR", message, ptr(render.InternalErrorRecovery)
 		if export == "tool_failure" {
-			w.code, w.recovery = "TOOL_FAILURE", ptr(render.ToolFailureRecovery)
+			class := failure.Classify(message)
+			w.code, w.recovery = class.Code, ptr(class.Recovery)
 		}
 		if tool != "" && action != "" {
 			w.message = trimJS("[" + tool + "/" + action + "] " + message)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/toolerr/toolerr/plugin/internal/dispatch"
+	"github.com/toolerr/toolerr/plugin/internal/failure"
 	"github.com/toolerr/toolerr/plugin/internal/parse"
 	"github.com/toolerr/toolerr/plugin/internal/render"
 )
@@ -257,14 +258,15 @@ var injectionFields = []injectionField{
 		}},
 	{"tool_failure", "message", func(l string) string { return `{"message":` + q(l) + `,"tool":"t","action":"a"}` },
 		func(t *testing.T, e *parse.Envelope, v string) {
-			w := plain("TOOL_FAILURE", trimJS("[t/a] "+sanitize(v)))
-			w.recovery = ptr(render.ToolFailureRecovery)
+			class := failure.Classify(v)
+			w := plain(class.Code, trimJS("[t/a] "+sanitize(v)))
+			w.recovery = ptr(class.Recovery)
 			expectTool(t, toolErr(t, e), w)
 		}},
 	{"tool_failure", "tool", func(l string) string { return `{"message":"m","tool":` + q(l) + `}` },
 		func(t *testing.T, e *parse.Envelope, v string) {
 			w := plain("TOOL_FAILURE", "["+sanitize(v)+"] m")
-			w.recovery = ptr(render.ToolFailureRecovery)
+			w.recovery = ptr(failure.Unexplained.Recovery)
 			expectTool(t, toolErr(t, e), w)
 		}},
 	{"rate_limited", "key", func(l string) string { return `{"max":3,"windowSeconds":60,"retryAfter":5,"key":` + q(l) + `}` },

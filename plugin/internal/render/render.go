@@ -160,19 +160,13 @@ func InternalError(message, tool, action string) *ToolError {
 	return &ToolError{Code: "INTERNAL_ERROR", Message: prefixed(message, tool, action), Suggestion: InternalErrorRecovery, Severity: "error"}
 }
 
-// ToolFailureRecovery is the recovery of every TOOL_FAILURE envelope. It
-// makes no claim the host cannot know (that the failure was unexpected, or
-// that the arguments were fine or wrong) and invites no blind retry; it does
-// not tell the model to obey the message either, which is server text.
-const ToolFailureRecovery = "The tool reported this failure itself. " +
-	"Correct the call if the message shows what was wrong with it; otherwise tell the user what failed."
-
 // ToolFailure builds the envelope for a failure a handler reported on purpose
-// with a message alone: an SDK's own error type raised by the tool's author
-// (FastMCP's ToolError, for one), whose words are kept and whose kind is not
-// known. The message is prefixed as InternalError prefixes it.
-func ToolFailure(message, tool, action string) *ToolError {
-	return &ToolError{Code: "TOOL_FAILURE", Message: prefixed(message, tool, action), Suggestion: ToolFailureRecovery, Severity: "error"}
+// with a message alone (an SDK's own error type raised by the tool's
+// author, FastMCP's ToolError for one), whose words are kept: code and
+// recovery are the class of those words (package failure). The message is
+// prefixed as InternalError prefixes it.
+func ToolFailure(message, tool, action, code, recovery string) *ToolError {
+	return &ToolError{Code: code, Message: prefixed(message, tool, action), Suggestion: recovery, Severity: "error"}
 }
 
 // prefixed is message after [tool/action] or [tool] when they are given.

@@ -40,11 +40,18 @@ const (
 // validating against the same schema again compiles nothing.
 var schemaCache = struct {
 	sync.Mutex
-	byDigest map[[32]byte]*jsonschema.Schema
+	byDigest map[[32]byte]*compiled
 	order    [][32]byte
 	sizes    map[[32]byte]int // bytes of each entry's text
 	bytes    int              // of all entries
-}{byDigest: map[[32]byte]*jsonschema.Schema{}, sizes: map[[32]byte]int{}}
+}{byDigest: map[[32]byte]*compiled{}, sizes: map[[32]byte]int{}}
+
+// compiled is a schema as the cache keeps it: the validator's form, and
+// the fast path of a flat object schema (nil when it has none).
+type compiled struct {
+	sch  *jsonschema.Schema
+	plan *flatPlan
+}
 
 // noRemoteRefs refuses every reference outside the request's schema: the
 // module has no network and no file system, by design.
@@ -56,14 +63,14 @@ func (noRemoteRefs) Load(url string) (any, error) {
 
 // compileSchema returns the compiled form of schema, from the cache when it
 // was compiled before.
-func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
+func compileSchema(schema *jsonv.Value) (*compiled, error) {
 	text := jsonv.AppendValue(nil, schema)
 	digest := sha256.Sum256(text)
 	schemaCache.Lock()
-	sch, ok := schemaCache.byDigest[digest]
+	found, ok := schemaCache.byDigest[digest]
 	schemaCache.Unlock()
 	if ok {
-		return sch, nil
+		return found, nil
 	}
 	if at, found := jsonv.Overflowing(schema); found {
 		return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308), which JSON.parse reads as Infinity: a schema cannot state it", strconv.Quote(at))
@@ -100,11 +107,12 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 		orderFaults(own, err)
 		return nil, err
 	}
-	sch, err = c.Compile(schemaURL)
+	sch, err := c.Compile(schemaURL)
 	if err != nil {
 		orderFaults(own, err)
 		return nil, err
 	}
+	entry := &compiled{sch: sch, plan: planFor(own)}
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	if _, ok := schemaCache.byDigest[digest]; !ok {
@@ -115,12 +123,12 @@ func compileSchema(schema *jsonv.Value) (*jsonschema.Schema, error) {
 			delete(schemaCache.sizes, oldest)
 			schemaCache.order = schemaCache.order[1:]
 		}
-		schemaCache.byDigest[digest] = sch
+		schemaCache.byDigest[digest] = entry
 		schemaCache.sizes[digest] = len(text)
 		schemaCache.bytes += len(text)
 		schemaCache.order = append(schemaCache.order, digest)
 	}
-	return sch, nil
+	return entry, nil
 }
 
 // orderFaults puts the faults of a schema that fails its metaschema (err,
@@ -428,7 +436,7 @@ func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue,
 	if idx == nil {
 		idx = &jsonv.Index{}
 	}
-	sch, err := compileSchema(schema)
+	entry, err := compileSchema(schema)
 	if err != nil {
 		var work *TooMuchWorkError
 		if errors.As(err, &work) {
@@ -436,6 +444,10 @@ func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue,
 		}
 		return nil, fmt.Errorf("invalid schema: %s", oneLine(err.Error()))
 	}
+	if entry.plan != nil && entry.plan.accepts(args) {
+		return nil, nil // the fast path: valid, nothing to word
+	}
+	sch := entry.sch
 	// The library's own check, counted before it runs.
 	if err := checkWithin(sch, args, idx, budget); err != nil {
 		return nil, err

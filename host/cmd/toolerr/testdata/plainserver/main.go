@@ -65,10 +65,9 @@ func main() {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	add("fault.garbage", empty, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	add("fault.garbage", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		os.Stdout.WriteString("this is not JSON-RPC\n")
-		<-ctx.Done()
-		return nil, ctx.Err()
+		return text("still here", false), nil
 	})
 	server.AddPrompt(&mcp.Prompt{Name: "greet", Description: "a greeting"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil

@@ -1,0 +1,160 @@
+package relay
+
+import (
+	"encoding/json"
+)
+
+// scanMessage reads the top-level members of a JSON-RPC message without
+// decoding the rest: the relay routes on them and forwards the bytes.
+// It reports false for a text that is not one JSON object (it checks the
+// structure the relay relies on: balanced brackets, closed strings,
+// members as "key": value; the values themselves are left to whoever reads
+// them). A member given twice keeps its last value, as the SDKs read it.
+func scanMessage(msg []byte, m *message) bool {
+	*m = message{}
+	return scanObject(msg, func(key string, value json.RawMessage) bool {
+		switch key {
+		case "id":
+			m.ID = value
+		case "method":
+			method, ok := stringValue(value)
+			if !ok {
+				return false
+			}
+			m.Method = &method
+		case "params":
+			m.Params = value
+		case "result":
+			m.Result = value
+		case "error":
+			m.Error = value
+		}
+		return true
+	})
+}
+
+// scanObject calls member for each member of the JSON object b, with the
+// key's raw text (escapes left as they are) and the value's bytes; false
+// when b is not an object or member says so.
+func scanObject(b []byte, member func(key string, value json.RawMessage) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		keyEnd, ok := skipString(b, i)
+		if !ok {
+			return false
+		}
+		key := b[i+1 : keyEnd-1]
+		i = skipSpace(b, keyEnd)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		end, ok := skipValue(b, i)
+		if !ok {
+			return false
+		}
+		if !member(string(key), json.RawMessage(b[i:end])) {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return skipSpace(b, i+1) == len(b)
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// stringValue decodes a JSON string; false for another value.
+func stringValue(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	plain := true
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' || c < 0x20 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string starting at b[i].
+func skipString(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// skipValue returns the offset after the value starting at b[i]: a string,
+// an object or array (brackets balanced, strings skipped), or a literal.
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, ok := skipString(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j, j > i
+}

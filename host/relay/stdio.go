@@ -1,0 +1,171 @@
+package relay
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/toolerr/toolerr/abi"
+)
+
+// MaxLineBytes is the longest line the stdio transport keeps whole from a
+// server; of a longer one it keeps this much and reports its length.
+const MaxLineBytes = 64 << 20
+
+// MaxClientLineBytes is the same for the client: the module's request
+// limit, since the gate answers or ignores any longer line on its head.
+const MaxClientLineBytes = abi.MaxRequestBytes
+
+// lines is one JSON-RPC message per line over a byte stream.
+type lines struct {
+	max     int // the longest line kept whole
+	r       *bufio.Reader
+	w       io.Writer
+	closer  io.Closer
+	writeMu sync.Mutex
+	buf     []byte
+	out     []byte
+}
+
+// Stdio is the client side over the proxy's own stdin and stdout.
+func Stdio(in io.Reader, out io.Writer) Conn {
+	return &lines{max: MaxClientLineBytes, r: bufio.NewReaderSize(in, 64<<10), w: out}
+}
+
+// Read returns the next line without its line feed; the returned slice is
+// valid until the next Read.
+func (l *lines) Read() ([]byte, int, error) {
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil // a long line's buffer is not kept for the next ones
+	}
+	l.buf = l.buf[:0]
+	size := 0
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		size += len(chunk)
+		if room := l.max - len(l.buf); room > 0 {
+			l.buf = append(l.buf, chunk[:min(len(chunk), room)]...)
+		}
+		switch {
+		case err == nil:
+			size-- // the line feed
+			if len(l.buf) > 0 && l.buf[len(l.buf)-1] == '\n' {
+				l.buf = l.buf[:len(l.buf)-1]
+			}
+			return l.buf, size, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && size > 0:
+			return l.buf, size, nil // a last line without a line feed
+		default:
+			return nil, 0, err
+		}
+	}
+}
+
+// Write writes msg and a line feed in one write.
+func (l *lines) Write(msg []byte) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	l.out = append(append(l.out[:0], msg...), '\n')
+	_, err := l.w.Write(l.out)
+	if cap(l.out) > 1<<20 {
+		l.out = nil
+	}
+	return err
+}
+
+func (l *lines) Close() error {
+	if l.closer != nil {
+		return l.closer.Close()
+	}
+	return nil
+}
+
+// command is a server run as a child process over its stdin and stdout.
+type command struct {
+	lines
+	cmd      *exec.Cmd
+	stdin    *os.File
+	done     chan struct{}
+	status   int
+	stopOnce sync.Once
+}
+
+// Command starts name with args as a stdio MCP server; its stderr goes to
+// stderr.
+func Command(name string, args []string, stderr io.Writer) (Server, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = stderr
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	inR.Close()
+	outW.Close()
+	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(outR, 64<<10), w: inW, closer: inW}, cmd: cmd, stdin: inW, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		c.status = exitStatus(cmd, err)
+		outR.Close()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// exitStatus is the status as a shell reports it: the exit code, or 128+N
+// when signal N ended the process.
+func exitStatus(cmd *exec.Cmd, err error) int {
+	st := cmd.ProcessState
+	if st == nil {
+		return 1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+func (c *command) Wait() int {
+	<-c.done
+	return c.status
+}
+
+// Stop closes the server's stdin and waits grace for it to end, then
+// sends SIGTERM and, two seconds later, SIGKILL.
+func (c *command) Stop(grace time.Duration) {
+	c.stopOnce.Do(func() {
+		c.stdin.Close()
+		for _, step := range []struct {
+			wait time.Duration
+			sig  os.Signal
+		}{{grace, syscall.SIGTERM}, {2 * time.Second, os.Kill}} {
+			select {
+			case <-c.done:
+				return
+			case <-time.After(step.wait):
+			}
+			c.cmd.Process.Signal(step.sig)
+		}
+	})
+	<-c.done
+}

@@ -1,0 +1,523 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolerr/toolerr/host"
+)
+
+// Real MCP servers no one here wrote (tests/realservers, pinned by its
+// lockfile and installed by make test's prepare phase), each played
+// through one scripted session directly and through `toolerr proxy`, by a
+// raw JSON-RPC client that compares what it receives byte for byte: the
+// answers in order, and everything the server sent besides (notifications,
+// and its own requests, which the client answers), as a set. Only failing
+// tool calls may differ, and only into envelopes. Each session runs for a
+// client that declares sampling, elicitation and roots, and for one that
+// declares nothing.
+
+// realServer is one server and its session.
+type realServer struct {
+	name  string
+	start func(dir string) (string, []string, []string) // command, args, extra environment
+	steps func(dir string, full bool) []step
+	// failures checks the proxied answers of the failing calls.
+	failures func(dir string) map[string]failureWant
+}
+
+// step is one message the client sends; a request (id set) waits for its
+// answer. wait pauses after sending, for what the server does on its own.
+type step struct {
+	name   string
+	method string
+	params string
+	notify bool
+	fails  bool // a tool call that fails: the proxy may answer with an envelope instead
+	// cancelAfter: a request the client cancels after this long; it must
+	// get no answer.
+	cancelAfter time.Duration
+	wait        time.Duration
+}
+
+// failureWant is what the proxied answer to a failing call must be: an
+// envelope of code that keeps the server's text (the direct answer's).
+type failureWant struct{ code string }
+
+const realDir = "tests/realservers/node_modules/@modelcontextprotocol"
+
+func realServers() []realServer {
+	node := func(pkg string, args ...string) (string, []string) {
+		return "node", append([]string{filepath.Join(realDir, pkg, "dist", "index.js")}, args...)
+	}
+	return []realServer{
+		{
+			name: "server-everything",
+			start: func(string) (string, []string, []string) {
+				cmd, args := node("server-everything", "stdio")
+				return cmd, args, nil
+			},
+			steps: everythingSteps,
+		},
+		{
+			name: "server-filesystem",
+			start: func(dir string) (string, []string, []string) {
+				cmd, args := node("server-filesystem", dir)
+				return cmd, args, nil
+			},
+			steps: filesystemSteps,
+			failures: func(dir string) map[string]failureWant {
+				return map[string]failureWant{"read a missing file": {"NOT_FOUND"}, "read outside the root": {"FORBIDDEN"}}
+			},
+		},
+		{
+			name: "server-memory",
+			start: func(dir string) (string, []string, []string) {
+				cmd, args := node("server-memory")
+				return cmd, args, []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl")}
+			},
+			steps: memorySteps,
+			failures: func(string) map[string]failureWant {
+				return map[string]failureWant{"observe an entity that does not exist": {"NOT_FOUND"}}
+			},
+		},
+	}
+}
+
+func req(name, method, params string) step { return step{name: name, method: method, params: params} }
+
+func toolCall(name, tool, args string) step {
+	return req(name, "tools/call", `{"name":"`+tool+`","arguments":`+args+`}`)
+}
+
+func failing(s step) step { s.fails = true; return s }
+
+// opening is every session's start: initialize, initialized, and a pause
+// for what the server does after it (server-everything registers more
+// tools and, for a client with roots, asks for them).
+func opening(full bool) []step {
+	caps := `{}`
+	if full {
+		caps = `{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}`
+	}
+	return []step{
+		req("initialize", "initialize", `{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"toolerr-e2e","version":"1.0.0"}}`),
+		{name: "initialized", method: "notifications/initialized", notify: true, wait: 500 * time.Millisecond},
+		req("ping", "ping", `{}`),
+		req("tools/list", "tools/list", `{}`),
+	}
+}
+
+func everythingSteps(_ string, full bool) []step {
+	const doc = "demo://resource/static/document/features.md"
+	s := opening(full)
+	s = append(s,
+		req("prompts/list", "prompts/list", `{}`),
+		req("prompts/get simple", "prompts/get", `{"name":"simple-prompt"}`),
+		req("prompts/get with arguments", "prompts/get", `{"name":"args-prompt","arguments":{"city":"Paris","state":"IDF"}}`),
+		req("resources/list", "resources/list", `{}`),
+		req("resources/templates/list", "resources/templates/list", `{}`),
+		req("resources/read", "resources/read", `{"uri":"`+doc+`"}`),
+		req("completion/complete", "completion/complete", `{"ref":{"type":"ref/prompt","name":"completable-prompt"},"argument":{"name":"department","value":"S"}}`),
+		req("completion/complete with context", "completion/complete", `{"ref":{"type":"ref/prompt","name":"completable-prompt"},"argument":{"name":"name","value":""},"context":{"arguments":{"department":"Sales"}}}`),
+		req("resources/subscribe", "resources/subscribe", `{"uri":"`+doc+`"}`),
+		req("resources/unsubscribe", "resources/unsubscribe", `{"uri":"`+doc+`"}`),
+		req("logging/setLevel", "logging/setLevel", `{"level":"debug"}`),
+		toolCall("echo", "echo", `{"message":"hello through the relay"}`),
+		toolCall("get-sum", "get-sum", `{"a":1.5,"b":2}`),
+		toolCall("structured content", "get-structured-content", `{"location":"Chicago"}`),
+		toolCall("an image", "get-tiny-image", `{}`),
+		toolCall("annotations", "get-annotated-message", `{"messageType":"success","includeImage":true}`),
+		req("progress", "tools/call", `{"name":"trigger-long-running-operation","arguments":{"duration":0.3,"steps":3},"_meta":{"progressToken":"progress-1"}}`),
+		step{name: "a cancelled call", method: "tools/call", params: `{"name":"trigger-long-running-operation","arguments":{"duration":1,"steps":2}}`, cancelAfter: 200 * time.Millisecond},
+		req("an unknown method", "no/such-method", `{}`),
+		failing(toolCall("echo without its message", "echo", `{}`)),
+		failing(toolCall("echo with a number", "echo", `{"message":5}`)),
+		failing(toolCall("an unknown tool", "no-such-tool", `{}`)),
+	)
+	if full {
+		s = append(s,
+			toolCall("sampling", "trigger-sampling-request", `{"prompt":"Say hi","maxTokens":16}`),
+			toolCall("elicitation", "trigger-elicitation-request", `{}`),
+			toolCall("roots", "get-roots-list", `{}`),
+			step{name: "roots changed", method: "notifications/roots/list_changed", notify: true, wait: 300 * time.Millisecond},
+			toolCall("roots after the change", "get-roots-list", `{}`),
+		)
+	}
+	return append(s, req("ping at the end", "ping", `{}`))
+}
+
+func filesystemSteps(dir string, full bool) []step {
+	file := func(name string) string { b, _ := json.Marshal(filepath.Join(dir, name)); return string(b) }
+	return append(opening(full),
+		toolCall("allowed directories", "list_allowed_directories", `{}`),
+		toolCall("write a file", "write_file", `{"path":`+file("notes.txt")+`,"content":"line one\nline two\n"}`),
+		toolCall("read it", "read_text_file", `{"path":`+file("notes.txt")+`}`),
+		toolCall("read its head", "read_text_file", `{"path":`+file("notes.txt")+`,"head":1}`),
+		toolCall("make a directory", "create_directory", `{"path":`+file("sub")+`}`),
+		toolCall("list the root", "list_directory", `{"path":`+file("")+`}`),
+		toolCall("a tree", "directory_tree", `{"path":`+file("")+`}`),
+		failing(toolCall("read a missing file", "read_text_file", `{"path":`+file("missing.txt")+`}`)),
+		failing(toolCall("read outside the root", "read_text_file", `{"path":"/etc/hostname"}`)),
+		failing(toolCall("read without a path", "read_text_file", `{}`)),
+		req("ping at the end", "ping", `{}`),
+	)
+}
+
+func memorySteps(_ string, full bool) []step {
+	return append(opening(full),
+		toolCall("create entities", "create_entities", `{"entities":[{"name":"Ada","entityType":"person","observations":["wrote the first program"]},{"name":"Engine","entityType":"machine","observations":[]}]}`),
+		toolCall("create a relation", "create_relations", `{"relations":[{"from":"Ada","to":"Engine","relationType":"programmed"}]}`),
+		toolCall("add observations", "add_observations", `{"observations":[{"entityName":"Engine","contents":["analytical"]}]}`),
+		toolCall("read the graph", "read_graph", `{}`),
+		toolCall("search", "search_nodes", `{"query":"Ada"}`),
+		toolCall("open nodes", "open_nodes", `{"names":["Engine"]}`),
+		failing(toolCall("observe an entity that does not exist", "add_observations", `{"observations":[{"entityName":"Nobody","contents":["x"]}]}`)),
+		failing(toolCall("entities of the wrong shape", "create_entities", `{"entities":"Ada"}`)),
+		toolCall("delete an entity", "delete_entities", `{"entityNames":["Engine"]}`),
+		req("ping at the end", "ping", `{}`),
+	)
+}
+
+// transcript is what one session received.
+type transcript struct {
+	answers map[string][]byte // by step name; nil for a cancelled call that got none
+	others  []string          // notifications and server requests, as received
+}
+
+// rawClient is a JSON-RPC client over a server's stdio that answers the
+// server's requests itself: sampling with a fixed message, elicitation
+// declined, roots with dir.
+type rawClient struct {
+	in     io.WriteCloser
+	msgs   chan []byte
+	cmd    *exec.Cmd
+	dir    string
+	mu     sync.Mutex
+	others []string
+}
+
+func startRaw(ctx context.Context, dir, command string, args, env []string) (*rawClient, error) {
+	cmd := exec.CommandContext(ctx, command, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &rawClient{in: in, msgs: make(chan []byte, 1024), cmd: cmd, dir: dir}
+	go func() {
+		r := bufio.NewReaderSize(out, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				c.msgs <- bytes.TrimSuffix(line, []byte("\n"))
+			}
+			if err != nil {
+				close(c.msgs)
+				return
+			}
+		}
+	}()
+	return c, nil
+}
+
+func (c *rawClient) send(msg string) error {
+	_, err := io.WriteString(c.in, msg+"\n")
+	return err
+}
+
+// handle records a message that is not the awaited answer, answering a
+// server request.
+func (c *rawClient) handle(msg []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	json.Unmarshal(msg, &m)
+	c.mu.Lock()
+	c.others = append(c.others, string(msg))
+	c.mu.Unlock()
+	if m.Method == "" || len(m.ID) == 0 {
+		return
+	}
+	var result string
+	switch m.Method {
+	case "sampling/createMessage":
+		result = `{"role":"assistant","content":{"type":"text","text":"Hi from the test client"},"model":"test-model","stopReason":"endTurn"}`
+	case "elicitation/create":
+		result = `{"action":"decline"}`
+	case "roots/list":
+		uri, _ := json.Marshal("file://" + c.dir)
+		result = `{"roots":[{"uri":` + string(uri) + `,"name":"test root"}]}`
+	case "ping":
+		result = `{}`
+	default:
+		c.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`)
+		return
+	}
+	c.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`)
+}
+
+// await reads until the answer to id, handling everything else; nil at
+// the deadline.
+func (c *rawClient) await(id string, deadline time.Duration) []byte {
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	for {
+		select {
+		case msg, ok := <-c.msgs:
+			if !ok {
+				return nil
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(msg, &m) == nil && m.Method == "" && string(m.ID) == id {
+				return msg
+			}
+			c.handle(msg)
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
+// drain handles what arrives for d.
+func (c *rawClient) drain(d time.Duration) { c.await(`"never"`, d) }
+
+// play runs steps and returns what came back.
+func (c *rawClient) play(steps []step) (*transcript, error) {
+	t := &transcript{answers: map[string][]byte{}}
+	for i, s := range steps {
+		if s.notify {
+			if err := c.send(`{"jsonrpc":"2.0","method":"` + s.method + `","params":{}}`); err != nil {
+				return nil, err
+			}
+			c.drain(s.wait)
+			continue
+		}
+		id := fmt.Sprint(i + 1)
+		if err := c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + s.method + `","params":` + s.params + `}`); err != nil {
+			return nil, err
+		}
+		if s.cancelAfter > 0 {
+			c.drain(s.cancelAfter)
+			c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"the test cancels it"}}`)
+			t.answers[s.name] = c.await(id, 1500*time.Millisecond) // the operation's length and more
+			continue
+		}
+		answer := c.await(id, 30*time.Second)
+		if answer == nil {
+			return nil, fmt.Errorf("%s: no answer", s.name)
+		}
+		t.answers[s.name] = answer
+		c.drain(s.wait)
+	}
+	c.mu.Lock()
+	t.others = append([]string(nil), c.others...)
+	c.mu.Unlock()
+	return t, nil
+}
+
+func (c *rawClient) close() {
+	c.in.Close()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// playRealServers runs every real server's session for both clients,
+// directly and through the proxy, and compares them.
+func playRealServers(ctx context.Context, h *host.Host) (passed, failed int) {
+	if _, err := os.Stat(realDir); err != nil {
+		fmt.Printf("FAIL real servers: %s is missing (make prepare installs it): %v\n", realDir, err)
+		return 0, 1
+	}
+	// The sessions run three at a time, each pair (direct, then proxied)
+	// in a directory of its own.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 3)
+	for _, rs := range realServers() {
+		for _, full := range []bool{true, false} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				profile := "a client that declares nothing"
+				if full {
+					profile = "a client with sampling, elicitation and roots"
+				}
+				start := time.Now()
+				p, f := playReal(ctx, h, rs, full)
+				mu.Lock()
+				defer mu.Unlock()
+				passed, failed = passed+p, failed+f
+				fmt.Fprintf(os.Stderr, "%s, %s: %d checks alike, %d differ, in %.1fs\n", rs.name, profile, p, f, time.Since(start).Seconds())
+			}()
+		}
+	}
+	wg.Wait()
+	return passed, failed
+}
+
+func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (passed, failed int) {
+	dir, err := os.MkdirTemp("", "toolerr-real-")
+	if err != nil {
+		fmt.Printf("FAIL %s: %v\n", rs.name, err)
+		return 0, 1
+	}
+	defer os.RemoveAll(dir)
+	dir, _ = filepath.EvalSymlinks(dir)
+	run := func(proxied bool) (*transcript, error) {
+		// The same directory, emptied, for both runs: the servers' texts
+		// name its paths.
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+		command, args, env := rs.start(dir)
+		if proxied {
+			args = append([]string{"proxy", "--", command}, args...)
+			command = "bin/toolerr"
+		}
+		c, err := startRaw(ctx, dir, command, args, env)
+		if err != nil {
+			return nil, err
+		}
+		defer c.close()
+		return c.play(rs.steps(dir, full))
+	}
+	direct, err := run(false)
+	if err != nil {
+		fmt.Printf("FAIL %s direct: %v\n", rs.name, err)
+		return 0, 1
+	}
+	proxied, err := run(true)
+	if err != nil {
+		fmt.Printf("FAIL %s through the proxy: %v\n", rs.name, err)
+		return 0, 1
+	}
+	var wants map[string]failureWant
+	if rs.failures != nil {
+		wants = rs.failures(dir)
+	}
+	for _, s := range rs.steps(dir, full) {
+		if s.notify {
+			continue
+		}
+		d, p := direct.answers[s.name], proxied.answers[s.name]
+		problem := ""
+		switch {
+		case s.cancelAfter > 0 && (d != nil || p != nil):
+			problem = fmt.Sprintf("a cancelled call was answered: direct %s, proxied %s", d, p)
+		case bytes.Equal(d, p):
+			if want, ok := wants[s.name]; ok {
+				problem = fmt.Sprintf("a failing call passed unchanged, want a %s envelope: %s", want.code, p)
+			}
+		case s.fails:
+			problem = checkEnvelope(ctx, h, d, p, wants[s.name])
+		default:
+			problem = fmt.Sprintf("direct:\n%s\nproxied:\n%s", d, p)
+		}
+		if os.Getenv("E2E_SHOW") != "" && (s.fails || strings.HasPrefix(s.name, "sampling") || s.name == "progress" || s.name == "initialize") {
+			fmt.Fprintf(os.Stderr, "== %s %s\ndirect:  %.600s\nproxied: %.600s\n", rs.name, s.name, d, p)
+		}
+		if problem != "" {
+			fmt.Printf("FAIL %s %q (full client %v): %s\n", rs.name, s.name, full, problem)
+			failed++
+		} else {
+			passed++
+		}
+	}
+	if d, p := sortedCopy(direct.others), sortedCopy(proxied.others); strings.Join(d, "\n") != strings.Join(p, "\n") {
+		fmt.Printf("FAIL %s (full client %v): the server's own messages differ\ndirect:\n%s\nproxied:\n%s\n", rs.name, full, strings.Join(d, "\n"), strings.Join(p, "\n"))
+		failed++
+	} else {
+		passed++
+	}
+	return passed, failed
+}
+
+// checkEnvelope: the proxied answer to a failing call is a result holding
+// an envelope; with want, a tool_error of want.code that keeps the
+// server's text and does not say the arguments were fine.
+func checkEnvelope(ctx context.Context, h *host.Host, direct, proxied []byte, want failureWant) string {
+	var p struct {
+		Result *struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(proxied, &p) != nil || p.Result == nil || !p.Result.IsError || len(p.Result.Content) == 0 {
+		return fmt.Sprintf("the proxied answer is not an isError result: %s", proxied)
+	}
+	env, err := h.Parse(ctx, p.Result.Content[0].Text)
+	if err != nil || env == nil {
+		return fmt.Sprintf("the proxied answer holds no envelope: %s", proxied)
+	}
+	if want.code == "" {
+		return ""
+	}
+	if env.Kind != "tool_error" || env.Code != want.code {
+		return fmt.Sprintf("want a %s tool_error, got %s %s: %s", want.code, env.Kind, env.Code, proxied)
+	}
+	if env.Recovery != nil && strings.Contains(*env.Recovery, "not a problem with your arguments") {
+		return "the envelope says the arguments were fine: " + *env.Recovery
+	}
+	var d struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	json.Unmarshal(direct, &d)
+	said := d.Error.Message
+	if len(d.Result.Content) > 0 {
+		said = d.Result.Content[0].Text
+	}
+	if said == "" || !strings.Contains(env.Message, said) {
+		return fmt.Sprintf("the envelope's message %q does not keep the server's text %q", env.Message, said)
+	}
+	return ""
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
