@@ -254,11 +254,16 @@ async def test_a_failure_from_a_middleware_beneath_is_healed() -> None:
 
 
 @pytest.mark.anyio
-async def test_what_the_module_refuses_is_left_to_fastmcp() -> None:
-    """Arguments beyond the module's request limit: the validation error
-    cannot be rendered, so FastMCP's own answer stands, and so do its log
-    lines."""
+async def test_arguments_too_large_to_render_get_the_gates_error() -> None:
+    """Arguments beyond the module's request limit: their validation error
+    cannot be rendered beside them, so the answer is the stdio gate's
+    too-large error on the arguments as a whole, as for MCPServer (never
+    pydantic's text echoing them), and FastMCP logs nothing for it."""
     limit = toolerr.describe()["limits"]["maxRequestBytes"]
+    args = {"id": "x" * limit}
+    want = toolerr.to_call_tool_result(
+        toolerr.arguments_too_large("billing.get_invoice", len(json.dumps(args, separators=(",", ":"))))
+    )
     lines: list[str] = []
 
     class Keep(logging.Handler):
@@ -268,12 +273,12 @@ async def test_what_the_module_refuses_is_left_to_fastmcp() -> None:
     keep = Keep()
     logging.getLogger("fastmcp").addHandler(keep)
     try:
-        result = await call(billing.build(), "billing.get_invoice", {"id": "x" * limit})
+        result = await call(billing.build(), "billing.get_invoice", args)
     finally:
         logging.getLogger("fastmcp").removeHandler(keep)
     assert result.is_error is True
-    assert texts(result)[0].startswith("1 validation error for call[get_invoice]")
-    assert any(line.startswith("Invalid arguments for tool 'billing.get_invoice'") for line in lines), lines
+    assert texts(result) == texts(want)
+    assert lines == []
 
 
 @pytest.mark.anyio
@@ -391,6 +396,24 @@ def test_no_traceback_on_stderr_at_fastmcps_default_log_level() -> None:
     assert [line for line in healed.splitlines() if line.strip()][0].split("INFO", 1)[1].split()[:4] == [
         "Starting", "MCP", "server", "'billing'"]
     assert "Traceback" in plain and "Error calling tool 'billing.export_invoices'" in plain
+
+
+def test_a_healed_server_serves_stdio_behind_the_gate() -> None:
+    """Over stdio a healed FastMCP server reads every line through the
+    module's stdio gate: arguments nested deeper than the module reads get
+    the gate's answer, byte for byte, with the request's id, and the session
+    goes on."""
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    requests = [tools_call(2, "billing.get_invoice", {"id": deep}), tools_call(3, "billing.get_invoice", {"id": "inv_404"})]
+    answers, stderr = exchange("healed", requests=requests)
+    gate = toolerr.gate(json.dumps(requests[0]))
+    assert gate.verdict == "answer" and gate.response is not None
+    assert answers[2] == gate.response + "\n"
+    assert "nested too deeply" in json.loads(answers[2])["result"]["content"][0]["text"]
+    assert json.loads(answers[3])["result"]["content"][0]["text"].startswith('<tool_error code="NOT_FOUND"')
+    assert "Traceback" not in stderr
 
 
 # --- supported FastMCP versions ---------------------------------------------------------

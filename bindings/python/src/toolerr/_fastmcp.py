@@ -26,7 +26,9 @@ lines after all.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -42,6 +44,7 @@ from ._api import ToolErrorException, internal_error
 from ._engine import Toolerr
 from ._errors import ToolerrError
 from ._heal import log_healed, logger, one_line, raised, rejected, reported
+from ._stdio import gated_stdio
 
 __all__ = ["heal_fastmcp"]
 
@@ -116,13 +119,64 @@ class HealMiddleware(Middleware):
 
 def heal_fastmcp(server: FastMCP[Any], module: Toolerr | None) -> None:
     """Add toolerr's middleware to ``server`` (once; healing again changes the
-    module only). The version has been checked by the caller."""
+    module only), and serve its stdio transport behind the stdio gate. The
+    version has been checked by the caller."""
     logging.getLogger(_SERVER_MODULE).addFilter(_HOLD)  # a set: added once per process
     for middleware in server.middleware:
         if isinstance(middleware, HealMiddleware):
             middleware.module = module
             return
-    server.add_middleware(HealMiddleware(module))
+    healing = HealMiddleware(module)
+    server.add_middleware(healing)
+    setattr(server, "run_stdio_async", _gated_run_stdio(server.run_stdio_async, healing))  # noqa: B010 - a method
+
+
+#: The gated streams of the stdio run in progress (None outside one), which
+#: FastMCP's stdio transport takes instead of the process's own.
+_gated: ContextVar[tuple[Any, Any] | None] = ContextVar("toolerr_fastmcp_gated", default=None)
+
+
+def _gated_run_stdio(run_stdio_async: Callable[..., Awaitable[None]], healing: HealMiddleware) -> Callable[..., Awaitable[None]]:
+    """FastMCP's ``run_stdio_async`` (what ``server.run()`` runs for stdio)
+    with the stdio gate in front of its transport: everything else (banner,
+    log level, lifespan) is FastMCP's own.
+
+    FastMCP has no extension point for its stdio streams: it opens them with
+    ``mcp.server.stdio.stdio_server()``, a name of its transport module that
+    ``_gated_stdio_server`` stands in for; the stand-in gives the gated
+    streams inside a healed server's stdio run, and the SDK's own anywhere
+    else."""
+    from fastmcp.server.mixins import transport
+
+    global _sdk_stdio_server
+    if transport.stdio_server is not _gated_stdio_server:
+        _sdk_stdio_server = transport.stdio_server
+        transport.stdio_server = _gated_stdio_server  # type: ignore[assignment]
+
+    @functools.wraps(run_stdio_async)
+    async def run(*args: Any, **kwargs: Any) -> None:
+        async with gated_stdio(module=healing.module) as streams:
+            token = _gated.set(streams)
+            try:
+                await run_stdio_async(*args, **kwargs)
+            finally:
+                _gated.reset(token)
+
+    return run
+
+
+#: The SDK's ``stdio_server``, as FastMCP's transport module named it.
+_sdk_stdio_server: Callable[..., Any] | None = None
+
+
+def _gated_stdio_server(stdin: Any = None, stdout: Any = None) -> Any:
+    """``mcp.server.stdio.stdio_server`` on the gated streams of the healed
+    run in progress, when FastMCP asks for the process's own."""
+    gated = _gated.get()
+    if gated is not None and stdin is None and stdout is None:
+        stdin, stdout = gated
+    assert _sdk_stdio_server is not None  # set before this stands in for it
+    return _sdk_stdio_server(stdin, stdout)
 
 
 def _result(

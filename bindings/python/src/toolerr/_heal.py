@@ -105,7 +105,7 @@ def heal(server: ServerT, *, module: Toolerr | None = None) -> ServerT:
       exception's message and never its traceback;
     - ``MCPError``, an unknown tool and everything else are answered as the
       SDK answers them;
-    - ``MCPServer.run()`` (stdio) reads the client's lines through the
+    - ``run()`` over stdio (``MCPServer``'s and FastMCP's) reads the client's lines through the
       module's stdio gate (:func:`toolerr.gated_stdio`): a line the SDK would
       drop or refuse is answered or ignored, and arguments too large, too
       deep, out of range, not valid Unicode or not an object get the gate's
