@@ -5,7 +5,6 @@ import io.github.toolerr.mcp.Heal;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.util.Map;
@@ -61,7 +60,7 @@ public final class Quickstart {
                 })
             .build();
 
-    McpServer.sync(new StdioServerTransportProvider(mapper))
+    McpServer.sync(Heal.stdio(mapper)) // the SDK's stdio transport, behind toolerr's stdio gate
         .serverInfo("billing", "1.0.0")
         .validateToolInputs(false) // toolerr checks the arguments, inside the module
         .tools(Heal.heal(getInvoice, exportInvoices)) // the one call

@@ -13,6 +13,7 @@ import io.github.toolerr.abi.Envelope;
 import io.github.toolerr.abi.EscapeRequest;
 import io.github.toolerr.abi.EscapeResponse;
 import io.github.toolerr.abi.FormatValidationRequest;
+import io.github.toolerr.abi.GateResponse;
 import io.github.toolerr.abi.InternalErrorRequest;
 import io.github.toolerr.abi.Lockfile;
 import io.github.toolerr.abi.ParseRequest;
@@ -49,9 +50,8 @@ import java.util.Optional;
  *       up to {@link Options#maxInstances()}; load one and share it ({@link #shared()} is the
  *       process-wide one).
  *   <li>It applies the host policy of abi/ABI.md: memory capped per instance, a time bound per
- *       call, requests over 4 MiB refused unsent; an instance that traps, times out, served a
- *       request over 1 MiB or grew by more than 16 MiB is discarded, and the next call gets a new
- *       one.
+ *       call, requests over 4 MiB refused unsent; an instance that traps, times out or whose
+ *       memory grew past 1024 pages (64 MiB) is discarded, and the next call gets a new one.
  *   <li>Every failure is a {@link ToolerrException} with an ABI code.
  * </ul>
  */
@@ -192,6 +192,51 @@ public final class Toolerr implements AutoCloseable {
   /** escape escapes text for "content" or "attribute" the way the envelopes do. */
   public String escape(String text, String context) {
     return call("escape", new EscapeRequest(text, context), EscapeResponse.class).text();
+  }
+
+  // ---- the stdio gate
+
+  /** GATE_HEAD_BYTES is how much of a line over the request limit {@link #gate(long, byte[])} sends. */
+  public static final int GATE_HEAD_BYTES = 64 * 1024;
+
+  /**
+   * gate is the module's stdio gate on one line a client sent, without its line feed, as its bytes
+   * were read (abi/ABI.md, "The stdio gate"); a line over the request limit goes as {@link
+   * #gate(long, byte[])}.
+   */
+  public GateResponse gate(byte[] line) {
+    if (line.length > Options.MAX_REQUEST_BYTES) return gate(line.length, line);
+    return Json.decode(Json.parse(new String(call("gate", line), StandardCharsets.UTF_8)), GateResponse.class);
+  }
+
+  /**
+   * gate is the gate on a line of size bytes too long to hold whole: head is its first bytes (at
+   * most GATE_HEAD_BYTES of them are sent), enough for the gate to answer its request.
+   */
+  public GateResponse gate(long size, byte[] head) {
+    int n = (int) Math.min(Math.min(head.length, GATE_HEAD_BYTES), Math.max(0, size - 1));
+    byte[] prefix = (size + "\n").getBytes(StandardCharsets.UTF_8);
+    byte[] request = new byte[prefix.length + n];
+    System.arraycopy(prefix, 0, request, 0, prefix.length);
+    System.arraycopy(head, 0, request, prefix.length, n);
+    return Json.decode(Json.parse(new String(call("gate", request), StandardCharsets.UTF_8)), GateResponse.class);
+  }
+
+  /**
+   * argumentsTooLarge is the gate's {@code <validation_error>} for a tool's arguments too large to
+   * check beside their schema (what Heal answers when validate refuses them with
+   * REQUEST_TOO_LARGE); size is their JSON text in bytes. The error measures the tools/call message
+   * that carries them, so it is the same from every toolerr host.
+   */
+  public CallToolResult argumentsTooLarge(String tool, long size) {
+    byte[] head = ("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/call\",\"params\":{\"name\":" + encode("gate", tool) + ",\"arguments\":")
+        .getBytes(StandardCharsets.UTF_8);
+    GateResponse verdict = gate(head.length + size + 2, head);
+    if (!"answer".equals(verdict.verdict()) || verdict.response() == null
+        || !(Json.parse(verdict.response()) instanceof Map<?, ?> answer) || answer.get("result") == null) {
+      throw new ToolerrException(ToolerrException.INTERNAL, "arguments too large: the gate gave " + verdict);
+    }
+    return Json.decode(answer.get("result"), CallToolResult.class);
   }
 
   // ---- validation

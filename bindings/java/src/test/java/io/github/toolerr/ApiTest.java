@@ -156,7 +156,7 @@ class ApiTest {
     assertEquals("tool_error: \"message\" is required", e.getMessage());
     ToolerrException empty = assertThrows(ToolerrException.class, () -> Toolerr.toolError("X", "").render(t));
     assertEquals(ToolerrException.INVALID_REQUEST, empty.code());
-    ToolerrException unknown = assertThrows(ToolerrException.class, () -> t.call("gate", "{}"));
+    ToolerrException unknown = assertThrows(ToolerrException.class, () -> t.call("no_such_export", "{}"));
     assertEquals(ToolerrException.INVALID_REQUEST, unknown.code(), "any export name reaches the module, which answers");
     ToolerrException nan = assertThrows(ToolerrException.class, () -> Toolerr.toolError("X", "m").detail("k", Double.NaN).render(t));
     assertEquals("tool_error: \"details.k\" is NaN, which JSON cannot hold", nan.getMessage());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.toolerr.internal.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -51,13 +52,13 @@ class PolicyTest {
   void defaultsAreTheAbiTable() {
     Map<String, Long> table = policyDefaults();
     assertEquals(
-        Map.of("memoryMaxPages", 4096L, "callTimeoutMs", 10000L, "maxRequestBytes", 4194304L, "retireRequestBytes", 1048576L).keySet(),
+        Map.of("memoryMaxPages", 8192L, "callTimeoutMs", 10000L, "maxRequestBytes", 4194304L, "retireMemoryPages", 1024L).keySet(),
         table.keySet());
     Options d = Options.defaults();
     assertEquals(table.get("memoryMaxPages"), (long) d.memoryMaxPages());
     assertEquals(table.get("callTimeoutMs"), d.callTimeout().toMillis());
     assertEquals(table.get("maxRequestBytes"), (long) Options.MAX_REQUEST_BYTES);
-    assertEquals(table.get("retireRequestBytes"), (long) Options.RETIRE_REQUEST_BYTES);
+    assertEquals(table.get("retireMemoryPages"), (long) Options.RETIRE_MEMORY_PAGES);
     assertEquals(Runtime.getRuntime().availableProcessors(), d.maxInstances());
     assertEquals(Repo.TOOLERR.description().limits().maxRequestBytes(), Options.MAX_REQUEST_BYTES);
   }
@@ -72,8 +73,13 @@ class PolicyTest {
 
   @Test
   void memoryCapTrapsTheCallAndTheHostKeepsServing() {
-    // 48 pages: room to start (the image has 42) but not to decode a 3 MiB request.
-    try (Toolerr small = Toolerr.load(Options.defaults().withMemoryMaxPages(48).withMaxInstances(1))) {
+    // Room to start (the pages the init image holds) and 1 MiB more, not enough to decode a 3 MiB
+    // request.
+    int start;
+    try (Toolerr fresh = Toolerr.load(Options.defaults().withMaxInstances(1))) {
+      start = ((Number) ((Map<?, ?>) Json.parse(fresh.call("describe", "{\"memory\":true}"))).get("memoryPages")).intValue();
+    }
+    try (Toolerr small = Toolerr.load(Options.defaults().withMemoryMaxPages(start + 16).withMaxInstances(1))) {
       String request = "{\"text\":\"" + "a".repeat(3 << 20) + "\"}";
       ToolerrException e = assertThrows(ToolerrException.class, () -> small.call("parse", request));
       assertEquals(ToolerrException.TRAP, e.code(), e.toString());
@@ -118,14 +124,19 @@ class PolicyTest {
   }
 
   @Test
-  void instanceIsRetiredAfterALargeRequestAndKeptAfterARefusal() {
+  void instanceIsRetiredByWhatItGrewToAndKeptAfterARefusal() {
     try (Toolerr t = Toolerr.load(Options.defaults().withMaxInstances(1))) {
       assertEquals(1, t.idleInstances()); // the one describe started
       assertThrows(ToolerrException.class, () -> t.call("tool_error", "{\"code\":\"X\"}"));
       assertEquals(1, t.idleInstances(), "a refusal retired the instance");
-      String large = "{\"text\":\"" + "a".repeat(Options.RETIRE_REQUEST_BYTES) + "\"}";
+      // A 4 MB request that grows the instance little: kept (not retired by its size).
+      String large = "{\"text\":\"" + "&amp;".repeat(800_000) + "\"}";
       t.call("parse", large.getBytes(StandardCharsets.UTF_8));
-      assertEquals(0, t.idleInstances(), "the instance that served a request over 1 MiB was kept");
+      assertEquals(1, t.idleInstances(), "the instance that served a large request it barely grew for was retired");
+      // A request whose answer grows the instance past retireMemoryPages: retired.
+      String grows = "{\"field\":\"" + "f".repeat(4_000_000) + "\"}";
+      t.call("required_field", grows.getBytes(StandardCharsets.UTF_8));
+      assertEquals(0, t.idleInstances(), "the instance grown past " + Options.RETIRE_MEMORY_PAGES + " pages was kept");
       assertTrue(t.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
       assertEquals(1, t.idleInstances());
     }

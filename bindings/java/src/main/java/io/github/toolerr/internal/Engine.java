@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  *       with {@code TIMEOUT} and its instance is discarded. An interrupt from elsewhere gives
  *       {@code CANCELLED}, and the thread's interrupt status is kept.
  *   <li>A trap (out of memory, a stack overflow included) gives {@code TRAP} and discards the
- *       instance; the module's own refusals keep it. So does a request over 1 MiB, and memory that
- *       grew more than 256 pages past its size after the instance's first call.
+ *       instance; the module's own refusals keep it. So does a call after which the instance's memory
+ *       is over 1024 pages (measured when the request or the response is over 64 KiB): retirement
+ *       by what the instance grew to, not by the request's size.
  * </ul>
  */
 public final class Engine implements AutoCloseable {
@@ -97,7 +98,6 @@ public final class Engine implements AutoCloseable {
     final Memory memory;
     final ExportFunction buffer;
     final ExportFunction call;
-    int baselinePages = -1;
 
     Slot(Instance instance) {
       this.instance = instance;
@@ -195,11 +195,8 @@ public final class Engine implements AutoCloseable {
         // Answered, but after the deadline: too late to give, like a call still running.
         throw interrupted(export, deadline, null);
       }
-      if (request.length <= Options.RETIRE_REQUEST_BYTES) {
-        int pages = slot.memory.pages();
-        if (slot.baselinePages < 0) slot.baselinePages = pages;
-        keep = pages - slot.baselinePages <= Options.RETIRE_GROWTH_PAGES;
-      }
+      keep = (request.length <= Options.MEMORY_CHECK_BYTES && out.length <= Options.MEMORY_CHECK_BYTES)
+          || slot.memory.pages() <= Options.RETIRE_MEMORY_PAGES;
       if (moduleError) throw moduleError(out);
       return out;
     } finally {

@@ -203,7 +203,7 @@ public final class Json {
 
   /**
    * members reads a JSON object and returns each member's raw text, in order (a repeated key
-   * keeps its last value). The batch command uses it to send a request exactly as written.
+   * keeps its last value): the vector tests and the bench read requests exactly as written.
    */
   public static Map<String, String> members(String text) {
     Parser p = new Parser(text);

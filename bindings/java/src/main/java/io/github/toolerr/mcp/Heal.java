@@ -5,11 +5,15 @@ import io.github.toolerr.ToolErrorException;
 import io.github.toolerr.ToolerrException;
 import io.github.toolerr.abi.CallToolResult;
 import io.github.toolerr.abi.Content;
+import io.github.toolerr.internal.Json;
+import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +26,7 @@ import reactor.core.publisher.Mono;
  * io.modelcontextprotocol.sdk:mcp} 2.x) answer every failure as an envelope the model can act on:
  *
  * <pre>{@code
- * McpServer.sync(transport)
+ * McpServer.sync(Heal.stdio(mapper))          // the SDK's stdio transport behind the stdio gate
  *     .validateToolInputs(false)               // toolerr checks the arguments, inside the module
  *     .tools(Heal.heal(getInvoice, exportInvoices))
  *     .build();
@@ -56,6 +60,16 @@ public final class Heal {
   public static final String SUPPORTED = ">=2.0.0 <3";
   /** TESTED is the mcp-core version this binding's tests run. */
   public static final String TESTED = "2.1.0";
+
+  /**
+   * stdio is the SDK's stdio transport behind the process-wide module's stdio gate ({@link
+   * GatedStdio}): use it instead of {@code new StdioServerTransportProvider(mapper)}, so that no
+   * line a client sends ends the session and argument trouble of any kind reaches the model as a
+   * {@code <validation_error>}.
+   */
+  public static StdioServerTransportProvider stdio(McpJsonMapper mapper) {
+    return GatedStdio.provider(Toolerr.shared(), mapper);
+  }
 
   /** heal heals sync tool specifications with the process-wide module. */
   public static List<SyncToolSpecification> heal(SyncToolSpecification... tools) {
@@ -121,6 +135,12 @@ public final class Heal {
     try {
       return host.validate(tool.name(), schema, args).map(Heal::toMcp);
     } catch (ToolerrException e) {
+      if (ToolerrException.REQUEST_TOO_LARGE.equals(e.code())) {
+        // Arguments that fit a message but not a check beside their schema: too large, not a
+        // failure of the server.
+        long size = Json.write(args).getBytes(StandardCharsets.UTF_8).length;
+        return Optional.of(toMcp(host.argumentsTooLarge(tool.name(), size)));
+      }
       return Optional.of(
           toMcp(host.internalError("the arguments could not be checked: " + e.getMessage(), tool.name(), null)));
     }
