@@ -154,7 +154,7 @@ func (r *Relay) timeoutEnvelope(tool string) *host.ErrorBuilder {
 // asked for while one is in flight runs once that one ends.
 func (r *Relay) list(s Server) {
 	r.mu.Lock()
-	if !r.hasTools || r.server != s {
+	if s == nil || !r.hasTools || r.server != s { // no server (gone, or not yet restarted): nothing to list
 		r.mu.Unlock()
 		return
 	}
