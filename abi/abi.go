@@ -13,7 +13,7 @@ import "fmt"
 // one it was built for; a higher minor only adds exports or optional fields.
 const (
 	Major = 1
-	Minor = 4
+	Minor = 5
 )
 
 // Version is Major.Minor as describe reports it.
@@ -48,6 +48,7 @@ var Exports = []Export{
 	{"gate", "1.4"},
 	{"tool_failure", "1.4"},
 	{"server_failure", "1.4"},
+	{"unknown_tool", "1.5"},
 }
 
 // ExportNames returns the names of Exports in order.

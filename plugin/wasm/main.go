@@ -162,6 +162,9 @@ func gateLine() int32 { return runExtism("gate") }
 //go:wasmexport tool_failure
 func toolFailure() int32 { return runExtism("tool_failure") }
 
+//go:wasmexport unknown_tool
+func unknownTool() int32 { return runExtism("unknown_tool") }
+
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls; the
 // response buffer is reused by the next call.

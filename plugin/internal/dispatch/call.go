@@ -93,6 +93,7 @@ var exports = map[string]func(*call, []byte) *abi.Error{
 	"required_field":    callRequiredField,
 	"internal_error":    callInternalError,
 	"tool_failure":      callToolFailure,
+	"unknown_tool":      callUnknownTool,
 	"rate_limited":      callRateLimited,
 	"server_busy":       callServerBusy,
 	"escape":            callEscape,

@@ -253,3 +253,32 @@ func callEscape(c *call, input []byte) *abi.Error {
 	c.out = w.B
 	return nil
 }
+
+// callUnknownTool renders the UNKNOWN_ACTION envelope for a call to a tool
+// that does not exist: tool is the name called, tools the server's.
+func callUnknownTool(c *call, input []byte) *abi.Error {
+	r, err := c.decode("unknown_tool", input, "tool", "tools")
+	if err != nil {
+		return err
+	}
+	tool, err := r.requiredString(r.obj, "", "tool")
+	if err != nil {
+		return err
+	}
+	list := present(r.obj, "tools")
+	if list == nil {
+		return r.fail(`"tools" is required`)
+	}
+	if list.Kind != jsonv.KindArray {
+		return r.wrongType("tools", "an array of strings", list)
+	}
+	tools := make([]string, len(list.Arr))
+	for i, item := range list.Arr {
+		if item.Kind != jsonv.KindString {
+			return r.wrongType("tools["+strconv.Itoa(i)+"]", "a string", item)
+		}
+		tools[i] = item.Str
+	}
+	c.toolResult(render.RenderUnknownTool(tool, tools), true)
+	return nil
+}

@@ -349,7 +349,7 @@ var injectionFields = []injectionField{
 		return `{"action":` + q(l) + `,"schema":{"type":"object","properties":{"p":{"type":"number"}}},"args":{"p":` + q(l) + `}}`
 	}, func(t *testing.T, e *parse.Envelope, v string) {
 		expectValidation(t, validation(t, e), sanitize(v), []parse.ParsedField{{Name: "p",
-			Message: "Expected number, received string. You sent: '" + truncSent(sanitize(v)) + "'. Expected type: number."}}, nil)
+			Message: "Expected number, received string. You sent: '" + truncSent(sanitize(v)) + "'."}}, nil)
 	}},
 }
 

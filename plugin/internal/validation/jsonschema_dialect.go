@@ -84,7 +84,7 @@ func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value, idx *js
 	var out []Issue
 	groups := map[string]*extraGroup{} // unknown keys by the path of their object
 	var order []*extraGroup
-	suggestions := map[suggestionKey]string{}
+	suggestions := map[suggestionKey]jsonSchemaHint{}
 	missing := &missingMemo{found: map[[2]*jsonv.Value]missingName{}, names: map[*jsonv.Value][]string{}}
 	for _, je := range list {
 		if unions.inBranch(je.schemaPath) {
@@ -94,23 +94,29 @@ func JSONSchemaIssues(entries []*jsonv.Value, schema, args *jsonv.Value, idx *js
 			extraKeys(je, schema, args, idx, groups, &order, &out)
 			continue
 		}
-		path := je.path
 		if je.keyword == "required" {
+			// The message says a property is required; the hint names the
+			// type it needs, when the schema gives one.
+			path, hint := je.path, ""
 			if name, ok := missingProperty(je, args, idx, missing); ok {
 				path = append(append([]*jsonv.Value{}, path...), &jsonv.Value{Kind: jsonv.KindString, Str: name})
+				hint = requiredType(je, name, schema, idx)
 			}
+			out = append(out, Issue{Path: path, Message: sentence(je.message), Suggestion: hint})
+			continue
 		}
 		key := suggestionKey{je.keyword, je.params, je.value}
-		suggestion, ok := suggestions[key]
+		hint, ok := suggestions[key]
 		if !ok {
-			suggestion = jsonSchemaSuggestion(je)
-			suggestions[key] = suggestion
+			hint = jsonSchemaSuggestion(je)
+			suggestions[key] = hint
 		}
-		out = append(out, Issue{Path: path, Message: je.message, Suggestion: suggestion})
+		out = append(out, Issue{Path: je.path, Message: sentence(je.message), Suggestion: hint.unlessStated(je.message)})
 	}
 	for _, g := range order {
 		if len(g.keys) > 0 {
 			out[g.at].Suggestion = suggestUnrecognized(g.keys)
+			out[g.at].Keys = g.keys
 		}
 	}
 	return out
@@ -205,7 +211,7 @@ func extraKeys(je jsonSchemaEntry, schema, args *jsonv.Value, idx *jsonv.Index, 
 			g = &extraGroup{at: len(*out), seen: map[string]bool{}}
 			groups[id] = g
 			*order = append(*order, g)
-			*out = append(*out, Issue{Path: parent, Message: je.message})
+			*out = append(*out, Issue{Path: parent, Message: sentence(je.message)})
 		}
 		return g
 	}
@@ -386,7 +392,53 @@ func missingProperty(je jsonSchemaEntry, args *jsonv.Value, idx *jsonv.Index, me
 	return "", false
 }
 
-func jsonSchemaSuggestion(je jsonSchemaEntry) string {
+// jsonSchemaHint is the suggestion for one keyword, and what a validator's
+// message must name for the suggestion to say nothing more: a number (a
+// bound, a length, a count, a divisor), a pattern, or type names.
+type jsonSchemaHint struct {
+	suggestion string
+	number     string
+	pattern    string
+	types      []string
+}
+
+// unlessStated is the hint's suggestion, or "" when msg already states the
+// constraint with its value (toolerr's own dialects state it once).
+func (h jsonSchemaHint) unlessStated(msg string) string {
+	switch {
+	case h.suggestion == "":
+		return ""
+	case h.number != "":
+		return unlessNumberStated(msg, h.suggestion, h.number)
+	case h.pattern != "":
+		if strings.Contains(msg, h.pattern) {
+			return ""
+		}
+	case len(h.types) > 0:
+		for _, t := range h.types {
+			if unlessStated(msg, h.suggestion, t) != "" {
+				return h.suggestion
+			}
+		}
+		return ""
+	}
+	return h.suggestion
+}
+
+// requiredType is "Expected type: T." for the missing property name of a
+// required error, when the schema declares it with one type; "" otherwise.
+func requiredType(je jsonSchemaEntry, name string, schema *jsonv.Value, idx *jsonv.Index) string {
+	if schema == nil {
+		return ""
+	}
+	parent := idx.LookupPointer(schema, strings.TrimSuffix(je.schemaPath, "/required"))
+	if t := idx.Get(idx.Get(idx.Get(parent, "properties"), name), "type"); t != nil && t.Kind == jsonv.KindString {
+		return suggestType(t.Str)
+	}
+	return ""
+}
+
+func jsonSchemaSuggestion(je jsonSchemaEntry) jsonSchemaHint {
 	num := func(name string) (string, *jsonv.Value, bool) {
 		v := je.param(name)
 		n, ok := boundText(v)
@@ -394,30 +446,28 @@ func jsonSchemaSuggestion(je jsonSchemaEntry) string {
 	}
 	switch je.keyword {
 	case "type":
+		var names []string
 		t := je.param("type")
 		switch {
 		case t != nil && t.Kind == jsonv.KindString:
-			return suggestType(strings.ReplaceAll(t.Str, ",", " or "))
+			names = strings.Split(t.Str, ",")
 		case t != nil && t.Kind == jsonv.KindArray:
-			var names []string
 			for _, x := range t.Arr {
 				if x.Kind == jsonv.KindString {
 					names = append(names, x.Str)
 				}
 			}
-			if len(names) > 0 {
-				return suggestType(strings.Join(names, " or "))
-			}
 		}
-	case "required":
-		return suggestMissing
+		if len(names) > 0 {
+			return jsonSchemaHint{suggestion: suggestType(strings.Join(names, " or ")), types: names}
+		}
 	case "minLength", "maxLength":
 		if n, v, ok := num("limit"); ok {
-			return suggestLength(n, isOne(v), je.keyword == "minLength")
+			return jsonSchemaHint{suggestion: suggestLength(n, isOne(v), je.keyword == "minLength"), number: n}
 		}
 	case "minItems", "maxItems":
 		if n, v, ok := num("limit"); ok {
-			return suggestItems(n, isOne(v), je.keyword == "minItems")
+			return jsonSchemaHint{suggestion: suggestItems(n, isOne(v), je.keyword == "minItems"), number: n}
 		}
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[je.keyword]
@@ -425,35 +475,39 @@ func jsonSchemaSuggestion(je jsonSchemaEntry) string {
 			op = c
 		}
 		if n, _, ok := num("limit"); ok {
-			return suggestBound(op, n)
+			return jsonSchemaHint{suggestion: suggestBound(op, n), number: n}
 		}
 	case "multipleOf":
 		if n, _, ok := num("multipleOf"); ok {
-			return suggestMultipleOf(n)
+			return jsonSchemaHint{suggestion: suggestMultipleOf(n), number: n}
 		}
 	case "pattern":
-		return suggestPattern
+		pattern := ""
+		if p := je.param("pattern"); p != nil && p.Kind == jsonv.KindString {
+			pattern = p.Str
+		}
+		return jsonSchemaHint{suggestion: suggestPattern, pattern: pattern}
 	case "format":
 		if f := je.param("format"); f != nil && f.Kind == jsonv.KindString {
-			return suggestAnyFormat(f.Str)
+			return jsonSchemaHint{suggestion: suggestAnyFormat(f.Str)}
 		}
 	case "enum":
 		if v := je.param("allowedValues"); v != nil && v.Kind == jsonv.KindArray {
-			return suggestOptions(v.Arr)
+			return jsonSchemaHint{suggestion: suggestOptions(v.Arr)}
 		}
 	case "const":
 		if v := je.param("allowedValue"); v != nil {
-			return suggestExactly(v)
+			return jsonSchemaHint{suggestion: suggestExactly(v)}
 		}
 	case "uniqueItems":
-		return suggestUnique
+		return jsonSchemaHint{suggestion: suggestUnique}
 	case "anyOf":
-		return suggestUnion
+		return jsonSchemaHint{suggestion: suggestUnion}
 	case "oneOf":
 		if p := je.params.Get("passingSchemas"); p != nil && p.Kind == jsonv.KindArray {
-			return suggestOneOf
+			return jsonSchemaHint{suggestion: suggestOneOf}
 		}
-		return suggestUnion
+		return jsonSchemaHint{suggestion: suggestUnion}
 	}
-	return ""
+	return jsonSchemaHint{}
 }

@@ -37,7 +37,7 @@ var pydanticFormats = map[string]string{
 func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 	type pending struct {
 		issue Issue
-		extra []string // keys of a grouped extra_forbidden issue
+		extra []jsonv.Member // keys (and inputs) of a grouped extra_forbidden issue
 	}
 	var out []pending
 	extras := map[string]int{} // parent path -> index in out
@@ -47,17 +47,19 @@ func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 		path := pathOf(e.Get("loc"))
 		if typ == "extra_forbidden" && len(path) > 0 {
 			parent, key := path[:len(path)-1], jsonv.SegmentText(path[len(path)-1])
+			extra := jsonv.Member{Key: key, Value: e.Get("input")}
 			id := issuePath(parent)
 			if i, ok := extras[id]; ok {
-				out[i].extra = append(out[i].extra, key)
+				out[i].extra = append(out[i].extra, extra)
 				continue
 			}
 			extras[id] = len(out)
-			// Without args the parent object is unknown: it reads as absent.
-			out = append(out, pending{Issue{Path: parent, Message: msg, HasSent: args == nil}, []string{key}})
+			// Without args the parent object is unknown: what was sent is
+			// the extra members, as the errors' inputs give them.
+			out = append(out, pending{Issue{Path: parent, Message: sentence(msg), HasSent: args == nil}, []jsonv.Member{extra}})
 			continue
 		}
-		is := Issue{Path: path, Message: msg, Suggestion: pydanticSuggestion(typ, e.Get("ctx"))}
+		is := Issue{Path: path, Message: sentence(msg), Suggestion: pydanticSuggestion(typ, msg, e.Get("ctx"))}
 		if args == nil {
 			is.HasSent = true
 			if typ != "missing" { // a missing field's input is its parent
@@ -70,15 +72,37 @@ func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 	for i, p := range out {
 		issues[i] = p.issue
 		if len(p.extra) > 0 {
-			issues[i].Suggestion = suggestUnrecognized(p.extra)
+			keys := make([]string, len(p.extra))
+			for k, m := range p.extra {
+				keys[k] = m.Key
+			}
+			issues[i].Suggestion = suggestUnrecognized(keys)
+			issues[i].Keys = keys
+			if issues[i].HasSent {
+				sent := &jsonv.Value{Kind: jsonv.KindObject}
+				for _, m := range p.extra {
+					if m.Value != nil {
+						sent.Members = append(sent.Members, m)
+					}
+				}
+				if len(sent.Members) > 0 {
+					issues[i].Sent = sent
+				}
+			}
 		}
 	}
 	return issues
 }
 
-func pydanticSuggestion(typ string, ctx *jsonv.Value) string {
+// pydanticSuggestion is the hint for one of Pydantic's errors, stated
+// once: Pydantic's message (msg) already names most constraints with their
+// value ("Input should be greater than or equal to 1", "String should
+// match pattern '^inv_'"), and a hint that would only say it again is left
+// out; what the message lacks (the JSON type a Python type name stands
+// for, an example of a format, the email format) is given.
+func pydanticSuggestion(typ, msg string, ctx *jsonv.Value) string {
 	if t, ok := pydanticTypes[typ]; ok {
-		return suggestType(t)
+		return unlessStated(msg, suggestType(t), t)
 	}
 	if f, ok := pydanticFormats[typ]; ok {
 		return suggestFormat(f)
@@ -86,58 +110,66 @@ func pydanticSuggestion(typ string, ctx *jsonv.Value) string {
 	num := func(key string) (string, bool) { return boundText(ctx.Get(key)) }
 	one := func(key string) bool { return isOne(ctx.Get(key)) }
 	switch typ {
-	case "missing":
-		return suggestMissing
 	case "string_too_short":
 		if n, ok := num("min_length"); ok {
-			return suggestLength(n, one("min_length"), true)
+			return unlessNumberStated(msg, suggestLength(n, one("min_length"), true), n)
 		}
 	case "string_too_long":
 		if n, ok := num("max_length"); ok {
-			return suggestLength(n, one("max_length"), false)
+			return unlessNumberStated(msg, suggestLength(n, one("max_length"), false), n)
 		}
 	case "too_short":
 		if n, ok := num("min_length"); ok {
-			return suggestItems(n, one("min_length"), true)
+			return unlessNumberStated(msg, suggestItems(n, one("min_length"), true), n)
 		}
 	case "too_long":
 		if n, ok := num("max_length"); ok {
-			return suggestItems(n, one("max_length"), false)
+			return unlessNumberStated(msg, suggestItems(n, one("max_length"), false), n)
 		}
 	case "string_pattern_mismatch":
+		pattern, _ := jsonv.GetString(ctx, "pattern")
+		if pattern != "" && strings.Contains(msg, pattern) {
+			return ""
+		}
 		return suggestPattern
 	case "greater_than":
 		if n, ok := num("gt"); ok {
-			return suggestBound(">", n)
+			return unlessNumberStated(msg, suggestBound(">", n), n)
 		}
 	case "greater_than_equal":
 		if n, ok := num("ge"); ok {
-			return suggestBound(">=", n)
+			return unlessNumberStated(msg, suggestBound(">=", n), n)
 		}
 	case "less_than":
 		if n, ok := num("lt"); ok {
-			return suggestBound("<", n)
+			return unlessNumberStated(msg, suggestBound("<", n), n)
 		}
 	case "less_than_equal":
 		if n, ok := num("le"); ok {
-			return suggestBound("<=", n)
+			return unlessNumberStated(msg, suggestBound("<=", n), n)
 		}
 	case "multiple_of":
 		if n, ok := num("multiple_of"); ok {
-			return suggestMultipleOf(n)
+			return unlessNumberStated(msg, suggestMultipleOf(n), n)
 		}
 	case "literal_error":
 		if values := pythonAlternatives(ctx.Get("expected")); len(values) == 1 {
-			return suggestExactly(values[0])
+			return unlessValuesStated(msg, suggestExactly(values[0]), values)
 		} else if len(values) > 1 {
-			return suggestOptions(values)
+			return unlessValuesStated(msg, suggestOptions(values), values)
 		}
 	case "enum":
 		if values := pythonAlternatives(ctx.Get("expected")); len(values) > 0 {
-			return suggestOptions(values)
+			return unlessValuesStated(msg, suggestOptions(values), values)
 		}
 	case "union_tag_invalid", "union_tag_not_found":
 		return suggestUnion
+	case "value_error":
+		// An email-validator failure (Pydantic's EmailStr) has no type of
+		// its own: "value is not a valid email address: ...".
+		if strings.Contains(msg, "valid email address") {
+			return suggestFormat("email")
+		}
 	}
 	return ""
 }

@@ -113,3 +113,85 @@ func suggestAnyFormat(format string) string {
 	}
 	return "Expected: a valid " + format + "."
 }
+
+// Toolerr's own dialects (Pydantic, JSON Schema and validate) state each
+// constraint once: a validator's message that already names it, with its
+// value, gets no hint that would only say it again, and every message
+// ends as a sentence before " You sent:". Zod's lines stay the
+// reference's bytes.
+
+// sentence ends msg with a full stop unless it ends with one, or with "!"
+// or "?".
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	switch msg[len(msg)-1] {
+	case '.', '!', '?':
+		return msg
+	}
+	return msg + "."
+}
+
+// unlessStated is suggestion, or "" when msg names word as a word of its
+// own (ASCII case ignored).
+func unlessStated(msg, suggestion, word string) string {
+	if word == "" {
+		return suggestion
+	}
+	lower, w := strings.ToLower(msg), strings.ToLower(word)
+	for at := 0; ; {
+		i := strings.Index(lower[at:], w)
+		if i < 0 {
+			return suggestion
+		}
+		start, end := at+i, at+i+len(w)
+		if (start == 0 || !wordByte(lower[start-1])) && (end == len(lower) || !wordByte(lower[end])) {
+			return ""
+		}
+		at = start + 1
+	}
+}
+
+// unlessNumberStated is suggestion, or "" when msg holds the number n as a
+// number of its own (not inside a longer one: "1" is not in "10" or
+// "0.1").
+func unlessNumberStated(msg, suggestion, n string) string {
+	for at := 0; ; {
+		i := strings.Index(msg[at:], n)
+		if i < 0 {
+			return suggestion
+		}
+		start, end := at+i, at+i+len(n)
+		if (start == 0 || !numberByte(msg[start-1])) && (end == len(msg) || !numberByte(msg[end]) || msg[end] == '.' && (end+1 == len(msg) || !isDigitByte(msg[end+1]))) {
+			return ""
+		}
+		at = start + 1
+	}
+}
+
+// unlessValuesStated is suggestion, or "" when msg holds the text of every
+// one of values (a string as it is, a number as NUM).
+func unlessValuesStated(msg, suggestion string, values []*jsonv.Value) string {
+	for _, v := range values {
+		var text string
+		switch v.Kind {
+		case jsonv.KindString:
+			text = v.Str
+		case jsonv.KindNumber:
+			text = jsonv.FormatNumber(v.Num)
+		default:
+			text = string(jsonv.AppendValue(nil, v))
+		}
+		if !strings.Contains(msg, text) {
+			return suggestion
+		}
+	}
+	return ""
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+func numberByte(c byte) bool { return isDigitByte(c) || c == '.' || c == '-' }
+
+func wordByte(c byte) bool { return isDigitByte(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }

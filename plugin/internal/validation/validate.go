@@ -639,7 +639,7 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		if hasRefCycle(ve) {
 			return errSchemaLoop
 		}
-		add(path, 20, "Does not match any of the allowed shapes.", suggestUnion)
+		add(path, 20, "Does not match any of the allowed shapes.", "")
 	case *kind.OneOf:
 		if hasRefCycle(ve) {
 			return errSchemaLoop
@@ -647,11 +647,11 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		if len(k.Subschemas) > 1 {
 			add(path, 20, "Matches more than one of the allowed shapes.", suggestOneOf)
 		} else {
-			add(path, 20, "Does not match any of the allowed shapes.", suggestUnion)
+			add(path, 20, "Does not match any of the allowed shapes.", "")
 		}
 	case *kind.Type:
 		want := strings.Join(typesInSchemaOrder(k.Want, schemaKeyword(schema, idx, ve.SchemaURL, "type")), " or ")
-		add(path, 0, "Expected "+want+", received "+k.Got+".", suggestType(want))
+		add(path, 0, "Expected "+want+", received "+k.Got+".", "")
 	case *kind.Required:
 		props := schemaProperties(ve.SchemaURL, schema, idx)
 		for _, name := range k.Missing {
@@ -667,40 +667,37 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 			}
 		}
 		keys := orderedKeys(obj, k.Properties)
-		quoted := make([]string, len(keys))
-		for i, key := range keys {
-			quoted[i] = "'" + key + "'"
-		}
-		add(path, 30, "Unrecognized "+pluralWord("field", len(keys) == 1)+": "+strings.Join(quoted, ", ")+".", suggestUnrecognized(keys))
+		add(path, 30, "Unrecognized "+pluralWord("field", len(keys) == 1)+".", suggestUnrecognized(keys))
+		(*out)[len(*out)-1].Keys = keys
 	case *kind.MinLength:
 		n := countText(k.Want, schema, idx, ve.SchemaURL, "minLength")
-		add(path, 2, "Must be at least "+n+" "+pluralWord("character", k.Want == 1)+" long.", suggestLength(n, k.Want == 1, true))
+		add(path, 2, "Must be at least "+n+" "+pluralWord("character", k.Want == 1)+" long.", "")
 	case *kind.MaxLength:
 		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxLength")
-		add(path, 2, "Must be at most "+n+" "+pluralWord("character", k.Want == 1)+" long.", suggestLength(n, k.Want == 1, false))
+		add(path, 2, "Must be at most "+n+" "+pluralWord("character", k.Want == 1)+" long.", "")
 	case *kind.MinItems:
 		n := countText(k.Want, schema, idx, ve.SchemaURL, "minItems")
-		add(path, 2, "Must contain at least "+n+" "+pluralWord("item", k.Want == 1)+".", suggestItems(n, k.Want == 1, true))
+		add(path, 2, "Must contain at least "+n+" "+pluralWord("item", k.Want == 1)+".", "")
 	case *kind.MaxItems:
 		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxItems")
-		add(path, 2, "Must contain at most "+n+" "+pluralWord("item", k.Want == 1)+".", suggestItems(n, k.Want == 1, false))
+		add(path, 2, "Must contain at most "+n+" "+pluralWord("item", k.Want == 1)+".", "")
 	case *kind.Minimum:
 		n := ratText(k.Want)
-		add(path, 2, "Must be greater than or equal to "+n+".", suggestBound(">=", n))
+		add(path, 2, "Must be greater than or equal to "+n+".", "")
 	case *kind.ExclusiveMinimum:
 		n := ratText(k.Want)
-		add(path, 2, "Must be greater than "+n+".", suggestBound(">", n))
+		add(path, 2, "Must be greater than "+n+".", "")
 	case *kind.Maximum:
 		n := ratText(k.Want)
-		add(path, 2, "Must be less than or equal to "+n+".", suggestBound("<=", n))
+		add(path, 2, "Must be less than or equal to "+n+".", "")
 	case *kind.ExclusiveMaximum:
 		n := ratText(k.Want)
-		add(path, 2, "Must be less than "+n+".", suggestBound("<", n))
+		add(path, 2, "Must be less than "+n+".", "")
 	case *kind.MultipleOf:
 		n := ratText(k.Want)
-		add(path, 2, "Must be a multiple of "+n+".", suggestMultipleOf(n))
+		add(path, 2, "Must be a multiple of "+n+".", "")
 	case *kind.Pattern:
-		add(path, 3, "Does not match the pattern "+k.Want+".", suggestPattern)
+		add(path, 3, "Does not match the pattern "+k.Want+".", "")
 	case *kind.Format:
 		add(path, 3, "Is not a valid "+k.Want+".", suggestAnyFormat(k.Want))
 	case *kind.Enum:
@@ -825,7 +822,8 @@ func schemaProperties(schemaLoc string, schema *jsonv.Value, idx *jsonv.Index) *
 }
 
 // missingSuggestion names the type a missing property needs, when its
-// schema's properties declare exactly one, and gives the property's place
+// schema's properties declare exactly one ("" otherwise: the message
+// already says the property is required), and gives the property's place
 // among them.
 func missingSuggestion(props *jsonv.Value, name string, idx *jsonv.Index) (string, int) {
 	place := math.MaxInt16
@@ -835,7 +833,7 @@ func missingSuggestion(props *jsonv.Value, name string, idx *jsonv.Index) (strin
 	if t := idx.Get(idx.Get(props, name), "type"); t != nil && t.Kind == jsonv.KindString {
 		return suggestType(t.Str), place
 	}
-	return suggestMissing, place
+	return "", place
 }
 
 // fromAny converts a validator value back to a Value.

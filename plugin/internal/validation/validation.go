@@ -33,6 +33,11 @@ type Issue struct {
 	// measurement of a value too large to echo (the stdio gate's "70
 	// levels", "4194320 bytes").
 	SentText string
+	// Keys are the unrecognized keys the issue reports, in the order they
+	// were reported (Zod's unrecognized_keys, Pydantic's extra_forbidden,
+	// JSON Schema's additionalProperties); at the root, "You sent" shows
+	// those members of the arguments.
+	Keys []string
 }
 
 // validationRecovery closes every <validation_error>.
@@ -105,14 +110,15 @@ func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue
 		b = append(b, "\">"...)
 		ln = append(ln[:0], is.Message...)
 		ln = append(ln, " You sent: "...)
-		if is.SentText != "" {
+		switch {
+		case is.SentText != "":
 			ln = append(ln, is.SentText...)
-		} else {
-			sent := is.Sent
-			if !is.HasSent {
-				sent = idx.LookupPath(args, is.Path)
-			}
-			ln = appendSentValue(ln, sent)
+		case is.HasSent:
+			ln = appendSentValue(ln, is.Sent)
+		case len(is.Path) == 0:
+			ln = appendSentValue(ln, rootSent(args, is.Keys))
+		default:
+			ln = appendSentValue(ln, idx.LookupPath(args, is.Path))
 		}
 		ln = append(ln, '.')
 		if is.Suggestion != "" {
@@ -159,6 +165,31 @@ func appendPath(b []byte, path []*jsonv.Value, appendText func([]byte, string) [
 // issuePath joins path segments with '.', or gives "(root)" for none.
 func issuePath(path []*jsonv.Value) string {
 	return string(appendPath(nil, path, func(b []byte, s string) []byte { return append(b, s...) }))
+}
+
+// rootSent is what was sent at the root of the arguments (a deliberate
+// departure from the reference, which writes "(missing)" there whatever
+// was sent: docs/CONTRACT.md, deviation 10): for an issue that reports
+// unrecognized keys, the members of args under those keys, in the order
+// args holds them; for any other, args itself. nil only when args is.
+func rootSent(args *jsonv.Value, keys []string) *jsonv.Value {
+	if len(keys) == 0 || args == nil || args.Kind != jsonv.KindObject {
+		return args
+	}
+	named := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		named[k] = true
+	}
+	members := make([]jsonv.Member, 0, len(keys))
+	for _, m := range args.Members {
+		if named[m.Key] {
+			members = append(members, m)
+		}
+	}
+	if len(members) == 0 {
+		return args
+	}
+	return &jsonv.Value{Kind: jsonv.KindObject, Members: members}
 }
 
 // maxSentUnits bounds the "You sent" echo, in UTF-16 code units as the
@@ -239,6 +270,15 @@ func ZodIssue(v *jsonv.Value) Issue {
 		is.Message = m.Str
 	}
 	is.Suggestion = zodSuggestion(v)
+	if code, _ := jsonv.GetString(v, "code"); code == "unrecognized_keys" {
+		if keys := v.Get("keys"); keys != nil && keys.Kind == jsonv.KindArray {
+			for _, k := range keys.Arr {
+				if k.Kind == jsonv.KindString {
+					is.Keys = append(is.Keys, k.Str)
+				}
+			}
+		}
+	}
 	return is
 }
 
