@@ -149,6 +149,13 @@ type InternalErrorRequest struct {
 	Action  string `json:"action,omitempty"`
 }
 
+// UnknownToolRequest is the request of unknown_tool: Tool is the name a
+// client called, Tools the server's tools, in its order.
+type UnknownToolRequest struct {
+	Tool  string   `json:"tool"`
+	Tools []string `json:"tools"`
+}
+
 // RateLimitedRequest is the request of rate_limited.
 type RateLimitedRequest struct {
 	Max           float64 `json:"max"`

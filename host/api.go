@@ -33,6 +33,16 @@ func (h *Host) InternalError(ctx context.Context, req abi.InternalErrorRequest) 
 	return h.result(ctx, "internal_error", req)
 }
 
+// UnknownTool renders the UNKNOWN_ACTION envelope for a call to a tool
+// that does not exist: the name called and the server's tools, the
+// closest to that name first (a nil Tools is sent as none).
+func (h *Host) UnknownTool(ctx context.Context, req abi.UnknownToolRequest) (*abi.CallToolResult, error) {
+	if req.Tools == nil {
+		req.Tools = []string{}
+	}
+	return h.result(ctx, "unknown_tool", req)
+}
+
 // RateLimited renders the RATE_LIMITED envelope of a rate limiter.
 func (h *Host) RateLimited(ctx context.Context, req abi.RateLimitedRequest) (*abi.CallToolResult, error) {
 	return h.result(ctx, "rate_limited", req)

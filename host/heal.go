@@ -25,8 +25,11 @@ import (
 //     envelope intact (warnings with IsError false);
 //   - any other returned error or panic becomes INTERNAL_ERROR naming the
 //     tool, with the error's message and no stack trace;
-//   - results the handler built itself, and the SDK's answer to an unknown
-//     tool, pass through unchanged.
+//   - a call to a tool the server does not have gets UNKNOWN_ACTION (the
+//     module's unknown_tool: the name called and the server's tools) as
+//     an isError result, instead of the SDK's JSON-RPC error (HealOptions
+//     keeps that error instead, if asked);
+//   - results the handler built itself pass through unchanged.
 //
 // Call it once, before serving; it adds a receiving middleware to s.
 //
@@ -53,7 +56,27 @@ type HealOptions struct {
 	// lockfile); a validation error of that tool then carries the
 	// <contract_awareness> block. nil means none.
 	Contract func(tool string) *abi.Contract
+	// UnknownTool is how a call to a tool the server does not have is
+	// answered: UnknownToolEnvelope (the zero value) or
+	// UnknownToolProtocolError.
+	UnknownTool UnknownToolAnswer
 }
+
+// UnknownToolAnswer is how a healed server answers a call to a tool it does
+// not have.
+type UnknownToolAnswer int
+
+const (
+	// UnknownToolEnvelope answers with an isError result holding the
+	// UNKNOWN_ACTION envelope, which lists the server's tools: the default,
+	// since a model reads a tool result and can choose again (SEP-1303 made
+	// argument errors tool results for that reason), while a JSON-RPC error
+	// ends the call for it.
+	UnknownToolEnvelope UnknownToolAnswer = iota
+	// UnknownToolProtocolError keeps the SDK's own JSON-RPC error
+	// (-32602 "unknown tool").
+	UnknownToolProtocolError
+)
 
 // HealWith is Heal with options.
 func (h *Host) HealWith(s *mcp.Server, opts HealOptions) {
@@ -88,7 +111,13 @@ func (hs *healer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // handler's failures rendered.
 func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest) (res mcp.Result, err error) {
 	name := call.Params.Name
-	if invalid := hs.checkArguments(ctx, next, call); invalid != nil {
+	tool, tools := hs.find(ctx, next, call)
+	if tool == nil && tools != nil && hs.opts.UnknownTool == UnknownToolEnvelope {
+		if r, err := hs.host.UnknownTool(ctx, abi.UnknownToolRequest{Tool: name, Tools: tools}); err == nil {
+			return ToMCP(r), nil
+		}
+	}
+	if invalid := hs.checkArguments(ctx, call, tool); invalid != nil {
 		return invalid, nil
 	}
 	defer func() {
@@ -120,9 +149,13 @@ func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method s
 }
 
 // checkArguments returns the <validation_error> result for arguments that
-// fail the tool's inputSchema, and nil when they pass or cannot be checked.
-func (hs *healer) checkArguments(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) *mcp.CallToolResult {
-	schema := hs.inputSchema(ctx, next, call)
+// fail the tool's inputSchema, and nil when they pass or cannot be checked
+// (tool nil: no such tool, or the list could not be read).
+func (hs *healer) checkArguments(ctx context.Context, call *mcp.CallToolRequest, tool *mcp.Tool) *mcp.CallToolResult {
+	if tool == nil {
+		return nil
+	}
+	schema := hs.schemaJSON(tool)
 	if schema == nil {
 		return nil
 	}
@@ -142,23 +175,30 @@ func (hs *healer) checkArguments(ctx context.Context, next mcp.MethodHandler, ca
 	return ToMCP(invalid)
 }
 
-// inputSchema finds the named tool through the server's tools/list handler
-// and returns its inputSchema as JSON; nil for an unknown tool.
-func (hs *healer) inputSchema(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) json.RawMessage {
+// find finds the named tool through the server's tools/list handler, so a
+// tool replaced later is found as it is now. When there is no such tool,
+// tools is every tool's name, in the server's order (nil when the list
+// could not be read).
+func (hs *healer) find(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) (tool *mcp.Tool, tools []string) {
 	params := &mcp.ListToolsParams{}
+	names := []string{}
 	for {
 		res, err := next(ctx, "tools/list", &mcp.ListToolsRequest{Session: call.Session, Params: params, Extra: call.Extra})
 		list, ok := res.(*mcp.ListToolsResult)
 		if err != nil || !ok || list == nil {
-			return nil
+			return nil, nil
 		}
-		for _, tool := range list.Tools {
-			if tool != nil && tool.Name == call.Params.Name {
-				return hs.schemaJSON(tool)
+		for _, t := range list.Tools {
+			if t == nil {
+				continue
 			}
+			if t.Name == call.Params.Name {
+				return t, nil
+			}
+			names = append(names, t.Name)
 		}
 		if list.NextCursor == "" {
-			return nil
+			return nil, names
 		}
 		params = &mcp.ListToolsParams{Cursor: list.NextCursor}
 	}

@@ -157,11 +157,48 @@ func TestHeal_RawAddTool(t *testing.T) {
 	}
 }
 
-func TestHeal_UnknownToolIsTheSDKs(t *testing.T) {
-	cs := healedSession(t, engines(t)[host.Native], func(s *mcp.Server) {})
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}})
-	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
-		t.Errorf("unknown tool: err = %v, want the SDK's own answer", err)
+// TestHeal_UnknownTool: a call to a tool the server does not have gets the
+// module's UNKNOWN_ACTION as a tool result, listing the server's tools
+// (closest first), a tool added after Heal included; with
+// UnknownToolProtocolError the SDK's own JSON-RPC error stays.
+func TestHeal_UnknownTool(t *testing.T) {
+	ctx := context.Background()
+	h := engines(t)[host.Native]
+	add := func(s *mcp.Server) {
+		for _, name := range []string{"billing.list_invoices", "billing.get_invoice"} {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		}
+	}
+	cs := healedSession(t, h, add)
+	want := mustText(h.UnknownTool(ctx, abi.UnknownToolRequest{Tool: "get_invoice", Tools: []string{"billing.list_invoices", "billing.get_invoice"}}))
+	if !strings.Contains(want, "<available_actions>billing.get_invoice, billing.list_invoices</available_actions>") {
+		t.Fatalf("the envelope to expect: %s", want)
+	}
+	if got, isError := callText(t, cs, "get_invoice", `{}`); got != want || !isError {
+		t.Errorf("unknown tool: got isError=%v\n%s\nwant\n%s", isError, got, want)
+	}
+	if got, isError := callText(t, cs, "billing.get_invoice", `{}`); got != "ok" || isError {
+		t.Errorf("a tool that exists: got isError=%v %q", isError, got)
+	}
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "healed", Version: "1"}, nil)
+	h.HealWith(server, host.HealOptions{UnknownTool: host.UnknownToolProtocolError})
+	add(server)
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	plain, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) {
+		t.Errorf("UnknownToolProtocolError: err = %v, want the SDK's own answer", err)
 	}
 }
 

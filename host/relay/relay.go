@@ -74,6 +74,10 @@ type Options struct {
 	Log io.Writer
 	// Name names the server in notes.
 	Name string
+	// UnknownToolError keeps the server's own answer to a call of a tool
+	// it did not list; by default that answer becomes the UNKNOWN_ACTION
+	// envelope, which lists the tools the server did list.
+	UnknownToolError bool
 }
 
 // Relay serves one client on behalf of one server at a time. Build it with
@@ -104,6 +108,8 @@ type Relay struct {
 	discoverMeta json.RawMessage
 	hasTools     bool // the server offers tools (its initialize answer)
 	tools        map[string]json.RawMessage
+	toolNames    []string        // the tools the server listed, in its order
+	listedNames  map[string]bool // the same names, to look up
 	deltas       []abi.Delta
 	listing      chan struct{} // closed when the listing in flight ends; nil when none is
 	relist       bool          // list again when the listing in flight ends
@@ -139,7 +145,7 @@ func New(opts Options) *Relay {
 	var n [8]byte
 	rand.Read(n[:])
 	return &Relay{opts: opts, h: opts.Host, nonce: "toolerr-proxy-" + hex.EncodeToString(n[:]) + "-",
-		pending: map[string]*request{}, own: map[string]func(*message){}, tools: map[string]json.RawMessage{},
+		pending: map[string]*request{}, own: map[string]func(*message){}, tools: map[string]json.RawMessage{}, listedNames: map[string]bool{},
 		badSchemas: map[string]bool{}}
 }
 

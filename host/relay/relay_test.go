@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -115,7 +117,16 @@ func serve(handle func(s *fakeServer, m map[string]json.RawMessage, line []byte)
 }
 
 // standard answers initialize, tools/list and echo; other calls by tool.
+// It lists the tools of tools and, after them, each tool of calls (in name
+// order) but the ones named "nope...", which it has not.
 func standard(calls map[string]string) func(*fakeServer, map[string]json.RawMessage, []byte) string {
+	listed := strings.TrimSuffix(tools, "]}")
+	for _, name := range slices.Sorted(maps.Keys(calls)) {
+		if !strings.HasPrefix(name, "nope") && !strings.Contains(tools, `"name":"`+name+`"`) {
+			listed += `,{"name":"` + name + `","inputSchema":{"type":"object"}}`
+		}
+	}
+	listed += "]}"
 	return func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
 		id := string(m["id"])
 		var method string
@@ -125,7 +136,7 @@ func standard(calls map[string]string) func(*fakeServer, map[string]json.RawMess
 		case "initialize":
 			return answer(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"1"}}`)
 		case "tools/list":
-			return answer(tools)
+			return answer(listed)
 		case "tools/call":
 			var p struct{ Name string }
 			json.Unmarshal(m["params"], &p)
@@ -469,8 +480,8 @@ func TestRelay_ServerLines(t *testing.T) {
 		t.Errorf("a JSON-RPC error for the tool: %s", text)
 	}
 	s.send(call("71", "nope", `{}`))
-	if got := s.answer("71"); !strings.Contains(string(got["error"]), "-32602") {
-		t.Errorf("a protocol error did not pass: %s", got["error"])
+	if text, isError := resultText(t, s.answer("71")); !isError || !strings.HasPrefix(text, `<tool_error code="UNKNOWN_ACTION">`+"\n"+`<message>The tool "nope" does not exist.</message>`) || !strings.Contains(text, "<available_actions>noisy, echo, fail, slow, weird</available_actions>") {
+		t.Errorf("the protocol error for a tool the server did not list: %s", text)
 	}
 	s.send(call("72", "noisy", `{}`))
 	if text, _ := resultText(t, s.answer("72")); text != "fine" {
@@ -602,5 +613,17 @@ func TestRelay_RestartReplaysInitialize(t *testing.T) {
 	if !strings.Contains(got, `"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`) ||
 		!strings.Contains(got, `"method":"notifications/initialized"`) || strings.Contains(got, `"id":0,`) {
 		t.Errorf("the new server got:\n%s", got)
+	}
+}
+
+// TestRelay_UnknownToolErrorKept: with UnknownToolError the server's own
+// answer to a call of a tool it did not list passes as it is.
+func TestRelay_UnknownToolErrorKept(t *testing.T) {
+	calls := map[string]string{"nope": `{"jsonrpc":"2.0","id":ID,"error":{"code":-32602,"message":"Unknown tool: nope"}}`}
+	s := start(t, relay.Options{UnknownToolError: true}, serve(standard(calls)))
+	s.init()
+	s.send(call("71", "nope", `{}`))
+	if got := s.answer("71"); !strings.Contains(string(got["error"]), `"Unknown tool: nope"`) {
+		t.Errorf("the server's own answer did not pass: %s", got["error"])
 	}
 }

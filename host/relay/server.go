@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
@@ -122,6 +123,13 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 		}
 		sf.Result = m.Result
 	}
+	if tools, unlisted := r.unlisted(req.tool); unlisted {
+		// A failed call of a tool the server did not list: the server
+		// decided it has no such tool (in its SDK's words, or as a
+		// protocol error the model never reads as a tool result).
+		r.answerUnknownTool(req.id, req.tool, tools)
+		return
+	}
 	resp, err := r.h.ServerFailure(context.Background(), sf)
 	if err != nil && abiCode(err) == abi.CodeRequestTooLarge {
 		// Too large to read whole: its words cannot be kept, but it is
@@ -140,6 +148,34 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 		return
 	}
 	r.answerResult(req.id, resp.Result)
+}
+
+// unlisted reports whether tool is absent from the server's tool list (and
+// the list is known), with the names the server did list, in order; always
+// false under UnknownToolError.
+func (r *Relay) unlisted(tool string) ([]string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.UnknownToolError || !r.everListed {
+		return nil, false
+	}
+	if r.listedNames[tool] {
+		return nil, false
+	}
+	return slices.Clone(r.toolNames), true
+}
+
+// answerUnknownTool answers a call of a tool the server does not have with
+// the UNKNOWN_ACTION envelope.
+func (r *Relay) answerUnknownTool(id []byte, tool string, tools []string) {
+	res, err := r.h.UnknownTool(context.Background(), abi.UnknownToolRequest{Tool: tool, Tools: tools})
+	if err != nil {
+		r.logf("rendering an unknown tool's envelope: %v", err)
+		r.answerError(id, codeInternal, "The proxy could not render its answer.")
+		return
+	}
+	out, _ := json.Marshal(res)
+	r.answerResult(id, out)
 }
 
 // timeoutEnvelope is the envelope of a call the server did not answer in
@@ -211,9 +247,10 @@ func (r *Relay) listPage(s Server, cursor *string, got []json.RawMessage) {
 // checked against, and the lockfile is diffed against them.
 func (r *Relay) listed(s Server, tools []json.RawMessage, ok bool) {
 	var schemas map[string]json.RawMessage
+	var names []string
 	var deltas []abi.Delta
 	if ok {
-		schemas = schemasOf(tools)
+		schemas, names = schemasOf(tools)
 		if r.opts.Lock != nil {
 			current, _ := json.Marshal(tools)
 			if d, err := r.h.ContractDiff(context.Background(), r.opts.Lock, current); err != nil {
@@ -225,7 +262,11 @@ func (r *Relay) listed(s Server, tools []json.RawMessage, ok bool) {
 	}
 	r.mu.Lock()
 	if ok {
-		r.tools, r.deltas, r.everListed = schemas, deltas, true
+		r.tools, r.toolNames, r.deltas, r.everListed = schemas, names, deltas, true
+		r.listedNames = make(map[string]bool, len(names))
+		for _, n := range names {
+			r.listedNames[n] = true
+		}
 	}
 	if r.listing != nil {
 		close(r.listing)
@@ -247,27 +288,42 @@ func (r *Relay) keepTools(result json.RawMessage) {
 	if json.Unmarshal(result, &page) != nil {
 		return
 	}
-	schemas := schemasOf(page.Tools)
+	schemas, names := schemasOf(page.Tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for name, s := range schemas {
-		r.tools[name] = s
+	for _, name := range names {
+		if !r.listedNames[name] {
+			r.listedNames[name] = true
+			r.toolNames = append(r.toolNames, name)
+		}
+		if s, ok := schemas[name]; ok {
+			r.tools[name] = s
+		}
 	}
 }
 
 // schemasOf maps each tool's name to its inputSchema as the server wrote
-// it: the module reads member order (issues come in the order of the
-// schema's properties).
-func schemasOf(tools []json.RawMessage) map[string]json.RawMessage {
+// it (the module reads member order: issues come in the order of the
+// schema's properties), and gives the names in the server's order.
+func schemasOf(tools []json.RawMessage) (map[string]json.RawMessage, []string) {
 	out := make(map[string]json.RawMessage, len(tools))
+	var names []string
+	seen := make(map[string]bool, len(tools))
 	for _, raw := range tools {
 		var t struct {
 			Name        string          `json:"name"`
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
-		if json.Unmarshal(raw, &t) == nil && t.Name != "" && len(t.InputSchema) > 0 {
+		if json.Unmarshal(raw, &t) != nil || t.Name == "" {
+			continue
+		}
+		if !seen[t.Name] {
+			seen[t.Name] = true
+			names = append(names, t.Name)
+		}
+		if len(t.InputSchema) > 0 {
 			out[t.Name] = t.InputSchema
 		}
 	}
-	return out
+	return out, names
 }

@@ -52,8 +52,10 @@ type step struct {
 }
 
 // failureWant is what the proxied answer to a failing call must be: an
-// envelope of code that keeps the server's text (the direct answer's).
-type failureWant struct{ code string }
+// envelope of code that keeps the server's text (the direct answer's); or,
+// for a tool the server does not have, UNKNOWN_ACTION whose first
+// available action is closest.
+type failureWant struct{ code, closest string }
 
 const realDir = "tests/realservers/node_modules/@modelcontextprotocol"
 
@@ -78,7 +80,8 @@ func realServers() []realServer {
 			},
 			steps: filesystemSteps,
 			failures: func(dir string) map[string]failureWant {
-				return map[string]failureWant{"read a missing file": {"NOT_FOUND"}, "read outside the root": {"FORBIDDEN"}}
+				return map[string]failureWant{"read a missing file": {code: "NOT_FOUND"}, "read outside the root": {code: "FORBIDDEN"},
+					"call a tool it does not have": {code: "UNKNOWN_ACTION", closest: "read_text_file"}}
 			},
 		},
 		{
@@ -89,7 +92,7 @@ func realServers() []realServer {
 			},
 			steps: memorySteps,
 			failures: func(string) map[string]failureWant {
-				return map[string]failureWant{"observe an entity that does not exist": {"NOT_FOUND"}}
+				return map[string]failureWant{"observe an entity that does not exist": {code: "NOT_FOUND"}}
 			},
 		},
 	}
@@ -171,6 +174,7 @@ func filesystemSteps(dir string, full bool) []step {
 		failing(toolCall("read a missing file", "read_text_file", `{"path":`+file("missing.txt")+`}`)),
 		failing(toolCall("read outside the root", "read_text_file", `{"path":"/etc/hostname"}`)),
 		failing(toolCall("read without a path", "read_text_file", `{}`)),
+		failing(toolCall("call a tool it does not have", "read_txt_file", `{"path":`+file("notes.txt")+`}`)),
 		req("ping at the end", "ping", `{}`),
 	)
 }
@@ -491,6 +495,12 @@ func checkEnvelope(ctx context.Context, h *host.Host, direct, proxied []byte, wa
 	}
 	if env.Kind != "tool_error" || env.Code != want.code {
 		return fmt.Sprintf("want a %s tool_error, got %s %s: %s", want.code, env.Kind, env.Code, proxied)
+	}
+	if want.closest != "" {
+		if len(env.AvailableActions) == 0 || env.AvailableActions[0] != want.closest {
+			return fmt.Sprintf("want the tools listed, %s first: %v", want.closest, env.AvailableActions)
+		}
+		return ""
 	}
 	if env.Recovery != nil && strings.Contains(*env.Recovery, "not a problem with your arguments") {
 		return "the envelope says the arguments were fine: " + *env.Recovery

@@ -14,7 +14,7 @@ import (
 	"github.com/toolerr/toolerr/host/relay"
 )
 
-const proxyUsage = `usage: toolerr proxy [--lock FILE] [--call-timeout D] [--init-timeout D] [--restart] [--engine E] [--cache DIR] -- COMMAND [ARGS...]
+const proxyUsage = `usage: toolerr proxy [--lock FILE] [--call-timeout D] [--init-timeout D] [--restart] [--unknown-tool envelope|server] [--engine E] [--cache DIR] -- COMMAND [ARGS...]
 
 Starts COMMAND as a stdio MCP server and relays MCP between it and the
 client on stdin/stdout, message by message. Everything passes as it is
@@ -38,6 +38,9 @@ such as sampling, elicitation and roots, and their answers), except:
     classified by what it says (ENOENT or "not found": NOT_FOUND; "access
     denied": FORBIDDEN; "rate limit": RATE_LIMITED; ...; else
     TOOL_FAILURE, "the tool did not say why");
+  - a failed call of a tool COMMAND did not list: UNKNOWN_ACTION, the
+    name called and the tools COMMAND lists, closest first (with
+    --unknown-tool server, COMMAND's own answer);
   - no answer within --call-timeout: TIMEOUT; COMMAND gone with calls
     pending: HANDOFF_UPSTREAM_UNAVAILABLE for them.
 
@@ -71,6 +74,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	callTimeout := fs.Duration("call-timeout", 60*time.Second, "how long a tools/call may wait for COMMAND")
 	initTimeout := fs.Duration("init-timeout", 30*time.Second, "how long initialize may wait for COMMAND")
 	restart := fs.Bool("restart", false, "start COMMAND again when it exits, instead of exiting with it")
+	unknownTool := fs.String("unknown-tool", "envelope", "a failed call of a tool COMMAND did not list: envelope (UNKNOWN_ACTION, listing its tools) or server (COMMAND's own answer)")
 	if err := fs.Parse(args[:cut]); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, proxyUsage)
 		fs.SetOutput(stdout)
@@ -88,13 +92,18 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprint(stderr, "toolerr proxy: --call-timeout and --init-timeout must be positive\n")
 		return 64
 	}
+	if *unknownTool != "envelope" && *unknownTool != "server" {
+		fmt.Fprintf(stderr, "toolerr proxy: --unknown-tool must be envelope or server, got %q\n", *unknownTool)
+		return 64
+	}
 	engine, ok := hf.parseEngine(stderr)
 	if !ok {
 		return 64
 	}
 	command := args[cut+1:]
 	opts := relay.Options{CallTimeout: *callTimeout, InitTimeout: *initTimeout, Restart: *restart, Log: stderr, Name: command[0],
-		Start: func(context.Context) (relay.Server, error) { return relay.Command(command[0], command[1:], stderr) }}
+		UnknownToolError: *unknownTool == "server",
+		Start:            func(context.Context) (relay.Server, error) { return relay.Command(command[0], command[1:], stderr) }}
 	if *lockPath != "" {
 		var err error
 		if opts.Lock, err = readJSONFile(*lockPath); err != nil {

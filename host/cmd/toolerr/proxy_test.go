@@ -181,8 +181,13 @@ func TestProxy_PlainServer(t *testing.T) {
 			t.Errorf("%s: got isError=%v\n%s\nwant\n%s", tc.tool, isError, got, tc.want)
 		}
 	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "orders.nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
-		t.Errorf("unknown tool: %v", err)
+	// The plain server answers a tool it does not have with a protocol
+	// error; through the proxy it is UNKNOWN_ACTION, listing the tools.
+	if _, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "orders.nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("unknown tool, direct: %v", err)
+	}
+	if got, isError := callTool(t, cs, "orders.nope", `{}`); !isError || !strings.HasPrefix(got, `<tool_error code="UNKNOWN_ACTION">`+"\n"+`<message>The tool "orders.nope" does not exist.</message>`) || !strings.Contains(got, "orders.create") {
+		t.Errorf("unknown tool, proxied: got isError=%v\n%s", isError, got)
 	}
 	if stderr.Len() > 0 {
 		t.Logf("proxy stderr:\n%s", stderr)
@@ -248,7 +253,7 @@ func TestProxy_Lockfile(t *testing.T) {
 }
 
 func TestProxy_Usage(t *testing.T) {
-	for _, args := range [][]string{{"proxy"}, {"proxy", "--"}, {"proxy", "--call-timeout", "0s", "--", "x"}, {"proxy", "--bogus", "--", "x"}} {
+	for _, args := range [][]string{{"proxy"}, {"proxy", "--"}, {"proxy", "--call-timeout", "0s", "--", "x"}, {"proxy", "--bogus", "--", "x"}, {"proxy", "--unknown-tool", "drop", "--", "x"}} {
 		if code, _, _ := runCLI(t, "", args...); code != 64 {
 			t.Errorf("%q: exit %d, want 64", args, code)
 		}

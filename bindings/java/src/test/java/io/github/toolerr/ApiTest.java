@@ -82,7 +82,7 @@ class ApiTest {
     assertTrue(invalid.isError());
     assertEquals(
         "<validation_error action=\"billing.get_invoice\">\n"
-            + "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>\n"
+            + "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>\n"
             + "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
             + "</validation_error>",
         Toolerr.text(invalid));
