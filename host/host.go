@@ -139,29 +139,53 @@ func compilationCacheDir(opts Options) string {
 	return dir
 }
 
-// instance is one module instance (or the native core): it runs one call
-// at a time.
-type instance interface {
-	call(ctx context.Context, export string, request []byte) ([]byte, error)
-	close(ctx context.Context)
-	// memoryPages is the instance's linear memory now, in 64 KiB pages
+// Instance is one module instance (or the native core): it runs one call
+// at a time. A Runtime makes them.
+type Instance interface {
+	// Call runs export on request and returns the response, or the
+	// module's error as an *abi.Error, or the runtime's own error.
+	Call(ctx context.Context, export string, request []byte) ([]byte, error)
+	Close(ctx context.Context)
+	// MemoryPages is the instance's linear memory now, in 64 KiB pages
 	// (0 for the native core). Linear memory never shrinks.
-	memoryPages(ctx context.Context) (uint32, error)
+	MemoryPages(ctx context.Context) (uint32, error)
 }
 
-// engine makes instances.
-type engine interface {
-	newInstance(ctx context.Context) (instance, error)
-	close(ctx context.Context) error
+// Runtime makes instances of one compiled module.
+type Runtime interface {
+	NewInstance(ctx context.Context) (Instance, error)
+	Close(ctx context.Context) error
+}
+
+// OpenRuntime compiles wasm (its digest already checked) for an engine,
+// each instance's memory capped at memoryPages, with a compilation cache in
+// cacheDir ("" for none).
+type OpenRuntime func(ctx context.Context, wasm []byte, memoryPages uint32, cacheDir string) (Runtime, error)
+
+// runtimes are the engines other packages provide (RegisterRuntime).
+var runtimes = struct {
+	sync.Mutex
+	open map[Engine]OpenRuntime
+}{open: map[Engine]OpenRuntime{}}
+
+// RegisterRuntime makes engine e available to New, run by open. It is for
+// packages that bring an engine's runtime with them, so that a program
+// links a runtime only when it imports one: github.com/toolerr/toolerr/host/extism
+// registers Extism when imported (import _ "github.com/toolerr/toolerr/host/extism").
+// The built-in Wazero and Native cannot be replaced.
+func RegisterRuntime(e Engine, open OpenRuntime) {
+	runtimes.Lock()
+	defer runtimes.Unlock()
+	runtimes.open[e] = open
 }
 
 // Host runs toolerr exports. Create one with New and share it.
 type Host struct {
 	kind    Engine
-	eng     engine
+	eng     Runtime
 	timeout time.Duration
 	slots   chan struct{} // one token per live instance allowed
-	idle    chan instance
+	idle    chan Instance
 
 	mu     sync.Mutex
 	closed bool
@@ -190,7 +214,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if pages == 0 {
 		pages = DefaultMemoryLimitPages
 	}
-	h := &Host{kind: kind, timeout: timeout, slots: make(chan struct{}, max), idle: make(chan instance, max)}
+	h := &Host{kind: kind, timeout: timeout, slots: make(chan struct{}, max), idle: make(chan Instance, max)}
 	if kind == Native {
 		h.eng = nativeEngine{}
 	} else {
@@ -198,13 +222,16 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if err != nil {
 			return nil, err
 		}
-		cacheDir := compilationCacheDir(opts)
-		if kind == Wazero {
-			h.eng, err = newWazeroEngine(ctx, wasm, pages, cacheDir)
-		} else {
-			h.eng, err = newExtismEngine(ctx, wasm, pages, cacheDir)
+		open := OpenRuntime(newWazeroEngine)
+		if kind != Wazero {
+			runtimes.Lock()
+			open = runtimes.open[kind]
+			runtimes.Unlock()
+			if open == nil {
+				return nil, fmt.Errorf("toolerr: engine %s is not linked into this program: import _ \"github.com/toolerr/toolerr/host/%s\"", kind, kind)
+			}
 		}
-		if err != nil {
+		if h.eng, err = open(ctx, wasm, pages, compilationCacheDir(opts)); err != nil {
 			return nil, err
 		}
 	}
@@ -291,9 +318,9 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 	}
 	var out []byte
 	if ctx.Done() == nil {
-		out, err = inst.call(ctx, export, request)
+		out, err = inst.Call(ctx, export, request)
 	} else if len(request) <= InlineRequestBytes {
-		out, err = inst.call(context.WithoutCancel(ctx), export, request)
+		out, err = inst.Call(context.WithoutCancel(ctx), export, request)
 		if end := ended(ctx); end != nil {
 			// The context ended while the call ran: the answer comes too
 			// late to give, and the instance goes like an abandoned one.
@@ -343,14 +370,14 @@ const InlineRequestBytes = 16 << 10
 // end (bounded by the request limit) and its instance is then dropped.
 // It still holds its instance slot until then, so MaxInstances bounds
 // abandoned calls too.
-func (h *Host) callWatched(ctx context.Context, inst instance, export string, request []byte) ([]byte, error, bool) {
+func (h *Host) callWatched(ctx context.Context, inst Instance, export string, request []byte) ([]byte, error, bool) {
 	type result struct {
 		out []byte
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := inst.call(context.WithoutCancel(ctx), export, request)
+		out, err := inst.Call(context.WithoutCancel(ctx), export, request)
 		done <- result{out, err}
 	}()
 	select {
@@ -398,7 +425,7 @@ func hostFailure(ctx context.Context, export string, err error) error {
 	return &abi.Error{Code: abi.CodeTrap, Message: export + ": the module trapped: " + err.Error(), Cause: err}
 }
 
-func (h *Host) acquire(ctx context.Context) (instance, error) {
+func (h *Host) acquire(ctx context.Context) (Instance, error) {
 	select {
 	case inst := <-h.idle:
 		return inst, nil
@@ -419,7 +446,7 @@ func (h *Host) acquire(ctx context.Context) (instance, error) {
 	}
 	h.live++
 	h.mu.Unlock()
-	inst, err := h.eng.newInstance(context.WithoutCancel(ctx))
+	inst, err := h.eng.NewInstance(context.WithoutCancel(ctx))
 	if err != nil {
 		h.mu.Lock()
 		h.live--
@@ -430,7 +457,7 @@ func (h *Host) acquire(ctx context.Context) (instance, error) {
 	return inst, nil
 }
 
-func (h *Host) release(inst instance) {
+func (h *Host) release(inst Instance) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -446,13 +473,13 @@ func (h *Host) release(inst instance) {
 
 // grown reports whether inst's memory grew too far to keep it (or could
 // not be told: the instance is then not trusted either).
-func (h *Host) grown(ctx context.Context, inst instance) bool {
-	pages, err := inst.memoryPages(context.WithoutCancel(ctx))
+func (h *Host) grown(ctx context.Context, inst Instance) bool {
+	pages, err := inst.MemoryPages(context.WithoutCancel(ctx))
 	return err != nil || pages > RetireMemoryPages
 }
 
-func (h *Host) discard(ctx context.Context, inst instance) {
-	inst.close(context.WithoutCancel(ctx))
+func (h *Host) discard(ctx context.Context, inst Instance) {
+	inst.Close(context.WithoutCancel(ctx))
 	h.mu.Lock()
 	h.live--
 	h.mu.Unlock()
@@ -464,7 +491,7 @@ func (h *Host) discard(ctx context.Context, inst instance) {
 // pool while they are asked, so a call made meanwhile gets a fresh one.
 func (h *Host) MemoryPages(ctx context.Context) []uint32 {
 	var out []uint32
-	var taken []instance
+	var taken []Instance
 drain:
 	for {
 		select {
@@ -475,7 +502,7 @@ drain:
 		}
 	}
 	for _, inst := range taken {
-		if pages, err := inst.memoryPages(ctx); err == nil && pages > 0 {
+		if pages, err := inst.MemoryPages(ctx); err == nil && pages > 0 {
 			out = append(out, pages)
 		}
 		h.release(inst)
@@ -509,7 +536,7 @@ func (h *Host) Close(ctx context.Context) error {
 		}
 		break
 	}
-	return h.eng.close(ctx)
+	return h.eng.Close(ctx)
 }
 
 // Describe returns what the module says of itself.

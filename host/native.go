@@ -10,12 +10,12 @@ import (
 // compiled into the Go program.
 type nativeEngine struct{}
 
-func (nativeEngine) newInstance(context.Context) (instance, error) { return nativeInstance{}, nil }
-func (nativeEngine) close(context.Context) error                   { return nil }
+func (nativeEngine) NewInstance(context.Context) (Instance, error) { return nativeInstance{}, nil }
+func (nativeEngine) Close(context.Context) error                   { return nil }
 
 type nativeInstance struct{}
 
-func (nativeInstance) call(ctx context.Context, export string, request []byte) ([]byte, error) {
+func (nativeInstance) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -26,6 +26,6 @@ func (nativeInstance) call(ctx context.Context, export string, request []byte) (
 	return out, nil
 }
 
-func (nativeInstance) close(context.Context) {}
+func (nativeInstance) Close(context.Context) {}
 
-func (nativeInstance) memoryPages(context.Context) (uint32, error) { return 0, nil }
+func (nativeInstance) MemoryPages(context.Context) (uint32, error) { return 0, nil }

@@ -21,7 +21,7 @@ type wazeroEngine struct {
 	compiled wazero.CompiledModule
 }
 
-func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (*wazeroEngine, error) {
+func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
 	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
@@ -77,8 +77,8 @@ func stubExtismKernel(ctx context.Context, rt wazero.Runtime, compiled wazero.Co
 	return nil
 }
 
-func (e *wazeroEngine) newInstance(ctx context.Context) (instance, error) {
-	mod, err := e.rt.InstantiateModule(ctx, e.compiled, moduleConfig().WithName("").WithStartFunctions("_initialize"))
+func (e *wazeroEngine) NewInstance(ctx context.Context) (Instance, error) {
+	mod, err := e.rt.InstantiateModule(ctx, e.compiled, ModuleConfig().WithName("").WithStartFunctions("_initialize"))
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +89,16 @@ func (e *wazeroEngine) newInstance(ctx context.Context) (instance, error) {
 	}, nil
 }
 
-func (e *wazeroEngine) close(ctx context.Context) error { return e.rt.Close(ctx) }
+func (e *wazeroEngine) Close(ctx context.Context) error { return e.rt.Close(ctx) }
 
-// moduleConfig is how every instance sees the world: no file system, no
+// ModuleConfig is how every instance sees the world (a Runtime registered
+// from another package gives its instances the same): no file system, no
 // output (streams left unset are discarded), and real clocks. wazero's
 // default clock is a fake that jumps 1 ms at every reading; the Go
 // runtime in the module paces its garbage collector by the clock, and on
 // the fake one it stopped collecting after some 20,000 calls, so memory
 // grew by every call's garbage until the cap.
-func moduleConfig() wazero.ModuleConfig {
+func ModuleConfig() wazero.ModuleConfig {
 	return wazero.NewModuleConfig().WithSysNanotime().WithSysWalltime()
 }
 
@@ -110,7 +111,7 @@ type wazeroInstance struct {
 
 const rawErrorFlag = 1 << 31
 
-func (w *wazeroInstance) call(ctx context.Context, export string, request []byte) ([]byte, error) {
+func (w *wazeroInstance) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
 	size := len(export) + len(request)
 	w.stack[0] = uint64(size)
 	if err := w.buffer.CallWithStack(ctx, w.stack[:]); err != nil {
@@ -142,9 +143,9 @@ func (w *wazeroInstance) call(ctx context.Context, export string, request []byte
 	return out, nil
 }
 
-func (w *wazeroInstance) close(ctx context.Context) { _ = w.mod.Close(ctx) }
+func (w *wazeroInstance) Close(ctx context.Context) { _ = w.mod.Close(ctx) }
 
-func (w *wazeroInstance) memoryPages(context.Context) (uint32, error) {
+func (w *wazeroInstance) MemoryPages(context.Context) (uint32, error) {
 	return w.mod.Memory().Size() / 65536, nil
 }
 

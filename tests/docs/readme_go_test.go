@@ -176,8 +176,18 @@ func TestReadme_GoSnippetsVet(t *testing.T) {
 	}
 	var src strings.Builder
 	src.WriteString(snippetPrelude)
+	programs := 0
 	for i, block := range blocks {
+		if strings.HasPrefix(block.code, "package ") {
+			// A whole program: tests/install builds it as written, in a
+			// module of its own outside the checkout.
+			programs++
+			continue
+		}
 		src.WriteString(wrapSnippet(t, fmt.Sprintf("readmeSnippet%d", i+1), filepath.Join(abs, "README.md"), block))
+	}
+	if programs != 1 || !strings.HasPrefix(blocks[0].code, "package main\n") {
+		t.Errorf("README.md's first go block must be the one whole program (tests/install builds it); %d blocks are programs", programs)
 	}
 	// go vet needs the package's folder to exist: the file joins this one.
 	overlaid := filepath.Join(abs, "tests", "docs", "zz_readme_snippets.go")

@@ -325,34 +325,6 @@ check_rust() {
 # README.md's first ```go block (the one-line heal), made a command: what it
 # leaves to the reader (ctx, schema, the two types) before it, serving on
 # stdio after it.
-GO_HEAD='package main
-
-import (
-	"context"
-	"encoding/json"
-	"log"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolerr/toolerr/host"
-)
-
-type GetInvoiceInput struct {
-	ID string `json:"id"`
-}
-
-type Invoice struct {
-	ID string `json:"id"`
-}
-
-func main() {
-	ctx := context.Background()
-	schema := json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"^inv_[0-9]{3}$"}},"required":["id"]}`)
-'
-GO_TAIL='	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil {
-		log.Fatal(err)
-	}
-}'
-
 check_go() {
   local dir="$work/go"
   mkdir -p "$dir"
@@ -363,16 +335,20 @@ check_go() {
   # github.com/toolerr/toolerr/host cannot fail go get.
   local GOPROXY=off
   export GOPROXY
+  # The README's line for a checkout, with this one's path; go.sum from the
+  # repository first, so that nothing asks the checksum database.
+  local line
+  line="$(grep -m1 '^go mod edit -replace github.com/toolerr/toolerr=' "$repo/README.md" | sed "s|=\.\./toolerr|=$repo|")"
   check "go module" in_dir "$dir" "go mod init example.com/x
-go mod edit -replace github.com/toolerr/toolerr=$repo
 cp '$repo/go.sum' go.sum
-go get github.com/toolerr/toolerr/host"
+$line"
+  # The README's first go block is a whole program, built as written.
   check "go server" bash -c '
     cd "$1" &&
-    { printf "%s" "$2"; awk "/^\`\`\`go\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$3/README.md" | sed "s/^/\t/"; printf "%s\n" "$4"; } >main.go &&
+    awk "/^\`\`\`go\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$2/README.md" >main.go &&
     cat main.go &&
     go vet . && go build -o server . &&
-    python3 "$5/drive.py" ./server' _ "$dir" "$GO_HEAD" "$repo" "$GO_TAIL" "$here"
+    python3 "$3/drive.py" ./server' _ "$dir" "$repo" "$here"
 }
 
 # --- Java ------------------------------------------------------------------

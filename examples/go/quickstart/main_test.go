@@ -56,3 +56,17 @@ func TestQuickstart_Answers(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickstart_LinksNoExtism: a server on the default engine does not
+// link the Extism Go SDK (package host/extism brings it, when imported).
+func TestQuickstart_LinksNoExtism(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, "github.com/extism/") || pkg == "github.com/toolerr/toolerr/host/extism" {
+			t.Errorf("the quickstart links %s", pkg)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
+	_ "github.com/toolerr/toolerr/host/extism" // the engine "extism"
 	"github.com/toolerr/toolerr/plugin"
 )
 

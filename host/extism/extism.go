@@ -1,4 +1,13 @@
-package host
+// Package extism adds the engine "extism" to package host: the module run
+// by the Extism Go SDK, as every other Extism host runs it. Import it for
+// its side effect where a program offers that engine:
+//
+//	import _ "github.com/toolerr/toolerr/host/extism"
+//
+// A program that does not import it does not link the Extism Go SDK (and
+// its dependencies); host.New then refuses host.Extism, naming this
+// package.
+package extism
 
 import (
 	"context"
@@ -9,7 +18,10 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/host"
 )
+
+func init() { host.RegisterRuntime(host.Extism, open) }
 
 // extismEngine runs the module's Extism exports through the Extism Go SDK,
 // as every other Extism host does.
@@ -17,7 +29,7 @@ type extismEngine struct {
 	compiled *extism.CompiledPlugin
 }
 
-func newExtismEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (*extismEngine, error) {
+func open(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (host.Runtime, error) {
 	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
@@ -37,21 +49,21 @@ func newExtismEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir st
 	return &extismEngine{compiled: compiled}, nil
 }
 
-func (e *extismEngine) newInstance(ctx context.Context) (instance, error) {
-	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: moduleConfig()})
+func (e *extismEngine) NewInstance(ctx context.Context) (host.Instance, error) {
+	p, err := e.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: host.ModuleConfig()})
 	if err != nil {
 		return nil, err
 	}
 	return &extismInstance{p: p}, nil
 }
 
-func (e *extismEngine) close(ctx context.Context) error { return e.compiled.Close(ctx) }
+func (e *extismEngine) Close(ctx context.Context) error { return e.compiled.Close(ctx) }
 
 type extismInstance struct {
 	p *extism.Plugin
 }
 
-func (x *extismInstance) call(ctx context.Context, export string, request []byte) ([]byte, error) {
+func (x *extismInstance) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
 	rc, out, err := x.p.CallWithContext(ctx, export, request)
 	if err != nil {
 		// An error the module set is our JSON error object; anything else
@@ -68,12 +80,12 @@ func (x *extismInstance) call(ctx context.Context, export string, request []byte
 	return out, nil
 }
 
-func (x *extismInstance) close(ctx context.Context) { _ = x.p.Close(ctx) }
+func (x *extismInstance) Close(ctx context.Context) { _ = x.p.Close(ctx) }
 
-// memoryPages asks the module: the Extism SDK exposes its kernel's memory,
+// MemoryPages asks the module: the Extism SDK exposes its kernel's memory,
 // not the module's.
-func (x *extismInstance) memoryPages(ctx context.Context) (uint32, error) {
-	out, err := x.call(ctx, "describe", []byte(`{"memory":true}`))
+func (x *extismInstance) MemoryPages(ctx context.Context) (uint32, error) {
+	out, err := x.Call(ctx, "describe", []byte(`{"memory":true}`))
 	if err != nil {
 		return 0, err
 	}
