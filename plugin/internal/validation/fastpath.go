@@ -2,6 +2,7 @@ package validation
 
 import (
 	"math"
+	"regexp"
 	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
@@ -29,6 +30,9 @@ type scalarPlan struct {
 	minimum                            float64
 	maximum                            float64
 	exclusiveMinimum, exclusiveMaximum float64
+	// pattern is the parameter's pattern, compiled as the validator
+	// compiles it (Go's regexp, the library's default engine).
+	pattern *regexp.Regexp
 }
 
 // maxFastMembers bounds the arguments the fast path reads.
@@ -144,6 +148,12 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 			ok = number(&sp.exclusiveMinimum)
 		case m.Key == "exclusiveMaximum":
 			ok = number(&sp.exclusiveMaximum)
+		case m.Key == "pattern":
+			if ok = v.Kind == jsonv.KindString; ok {
+				re, err := regexp.Compile(v.Str)
+				ok = err == nil
+				sp.pattern = re
+			}
 		default:
 			ok = false
 		}
@@ -151,7 +161,7 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 			return nil
 		}
 	}
-	if sp.kind == "" || (sp.enum != nil && sp.kind != "string") {
+	if sp.kind == "" || ((sp.enum != nil || sp.pattern != nil) && sp.kind != "string") {
 		return nil
 	}
 	return sp
@@ -200,7 +210,7 @@ func (sp *scalarPlan) accepts(v *jsonv.Value) bool {
 			}
 		}
 		n := float64(utf8.RuneCountInString(v.Str))
-		return n >= sp.minLength && n <= sp.maxLength
+		return n >= sp.minLength && n <= sp.maxLength && (sp.pattern == nil || sp.pattern.MatchString(v.Str))
 	case "boolean":
 		return v.Kind == jsonv.KindBool
 	}

@@ -70,3 +70,15 @@ func TestValidate_CacheKeepsResultsIdentical(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValidate_ValidCall is a healed server's everyday call: valid
+// arguments for a one-parameter tool whose id has a pattern (the Go
+// quickstart's get_invoice, as jsonschema-go writes its schema).
+func BenchmarkValidate_ValidCall(b *testing.B) {
+	req := []byte(`{"action":"billing.get_invoice","schema":{"type":"object","required":["id"],"properties":{"id":{"type":"string","description":"the invoice ID, such as inv_001","pattern":"^inv_[0-9]{3}$"}},"additionalProperties":false},"args":{"id":"inv_001"}}`)
+	for b.Loop() {
+		if out, err := dispatch.Call("validate", req); err != nil || string(out) != `{"valid":true}` {
+			b.Fatal(string(out), err)
+		}
+	}
+}
