@@ -65,14 +65,18 @@ const yieldEvery = 64
 // callsSinceYield counts the calls since the last yield.
 var callsSinceYield uint32
 
-// settle ends every call. The module runs only inside calls and never
-// blocks, so the garbage collector's background worker never got to run: a
-// collection, once started, advanced only by the allocating calls' assists
-// and kept the write barrier on for thousands of calls. Every yieldEvery
-// calls, settle yields to the scheduler, which lets the worker finish it. A
-// yield costs a few microseconds (the scheduler polls the host), so it
-// comes every yieldEvery calls, not after each; format_validation got
-// about 25% faster.
+// settle ends every call. It matters only to the standard Go toolchain's
+// build of the module (make wasm-std, kept for comparison): the shipped
+// TinyGo build has no scheduler (-scheduler=none) and a collector that
+// stops the world, so there runtime.Gosched does nothing and settle costs
+// a counter. In the standard build the module runs only inside calls and
+// never blocks, so the garbage collector's background worker never got to
+// run: a collection, once started, advanced only by the allocating calls'
+// assists and kept the write barrier on for thousands of calls. Every
+// yieldEvery calls, settle yields to the scheduler, which lets the worker
+// finish it. A yield costs a few microseconds (the scheduler polls the
+// host), so it comes every yieldEvery calls, not after each;
+// format_validation got about 25% faster.
 //
 // It does not force a collection after a big call: runtime.GC blocks the
 // call until the collection ends, and under Node's WASI that crashed the

@@ -43,15 +43,6 @@ type Issue struct {
 // validationRecovery closes every <validation_error>.
 const validationRecovery = "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>"
 
-// RenderValidationError writes the <validation_error> envelope: one <field>
-// per issue with what was sent (looked up in args) and the suggestion, then
-// the contract awareness block when awareness is non-nil.
-func RenderValidationError(action string, issues []Issue, args *jsonv.Value, awareness *contract.Awareness) string {
-	var line []byte
-	b, _ := AppendValidationError(make([]byte, 0, 256), &line, action, issues, args, awareness, nil, math.MaxInt)
-	return string(b)
-}
-
 // OutputLimit is the most text the validation error of a request of
 // requestBytes bytes may carry: 16 times the request, plus 1 MiB. Each
 // <field> line costs a bounded amount beyond the text of its issue, and an
@@ -89,10 +80,12 @@ func textSize(issues []Issue) int {
 	return n
 }
 
-// AppendValidationError is RenderValidationError writing after b; *line is
-// a scratch buffer it reuses for each field's text, idx (nil for a new one)
-// finds the sent values, and limit bounds textSize (a *TooLongError past
-// it, and nothing written).
+// AppendValidationError writes the <validation_error> envelope after b: one
+// <field> per issue with what was sent (looked up in args) and the
+// suggestion, then the contract awareness block when awareness is
+// non-nil. *line is a scratch buffer it reuses for each field's text, idx
+// (nil for a new one) finds the sent values, and limit bounds textSize (a
+// *TooLongError past it, and nothing written).
 func AppendValidationError(b []byte, line *[]byte, action string, issues []Issue, args *jsonv.Value, awareness *contract.Awareness, idx *jsonv.Index, limit int) ([]byte, error) {
 	if textSize(issues) > limit {
 		return b, &TooLongError{limit}

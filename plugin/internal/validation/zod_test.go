@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -67,10 +68,10 @@ func TestZodV4Suggestion_Scenario(t *testing.T) {
 	}
 }
 
-// TestRenderValidationError_Scenario pins the two empty lines between the
+// TestAppendValidationError_Scenario pins the two empty lines between the
 // recovery line and <contract_awareness> (docs/CONTRACT.md, "Contract
 // awareness").
-func TestRenderValidationError_Scenario(t *testing.T) {
+func TestAppendValidationError_Scenario(t *testing.T) {
 	awareness := &contract.Awareness{Tool: "t", Action: "a", MaxDeltas: contract.DefaultMaxDeltas,
 		Deltas: []contract.Delta{{Field: "f", Severity: "BREAKING", Description: "d"}}}
 	for _, tc := range []struct {
@@ -82,8 +83,9 @@ func TestRenderValidationError_Scenario(t *testing.T) {
 		{"contract block", awareness, validationRecovery + "\n\n\n<contract_awareness>\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RenderValidationError("a", nil, nil, tc.awareness)
-			if !strings.Contains(got, tc.want) {
+			var line []byte
+			b, err := AppendValidationError(nil, &line, "a", nil, nil, tc.awareness, nil, math.MaxInt)
+			if got := string(b); err != nil || !strings.Contains(got, tc.want) {
 				t.Errorf("%q does not contain %q", got, tc.want)
 			}
 		})
