@@ -4,8 +4,9 @@ teaches, plus one line of toolerr.
 The SDK checks the arguments against the type hints; toolerr.heal(server)
 makes every failure reach the model as an envelope rendered by toolerr.wasm:
 arguments the signature rejects become a validation error naming the field,
-the raised toolerr error NOT_FOUND arrives intact, and the exporter's
-RuntimeError becomes INTERNAL_ERROR naming the tool.
+the raised toolerr error NOT_FOUND arrives intact, the exporter's
+RuntimeError becomes INTERNAL_ERROR naming the tool, and a call to a tool
+the server does not have becomes UNKNOWN_ACTION listing the tools it has.
 
 Run it from the repository root (it speaks MCP on stdin/stdout):
     .venv/bin/python examples/python/quickstart.py

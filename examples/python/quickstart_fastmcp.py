@@ -5,12 +5,13 @@ of toolerr.
 FastMCP checks the arguments against the type hints; toolerr.heal(mcp) makes
 every failure reach the model as an envelope rendered by toolerr.wasm:
 arguments the signature rejects become a validation error naming the field,
-the raised toolerr error NOT_FOUND arrives intact, and the exporter's
-RuntimeError becomes INTERNAL_ERROR naming the tool. heal also keeps
-FastMCP's own log lines about those failures (a traceback for the crash) off
-stderr; FastMCP's start-up banner and its INFO line "Starting MCP server" are
-FastMCP's settings: show_banner=False and log_level="WARNING" leave stderr
-empty.
+the raised toolerr error NOT_FOUND arrives intact, the exporter's
+RuntimeError becomes INTERNAL_ERROR naming the tool, and a call to a tool
+the server does not have becomes UNKNOWN_ACTION listing the tools it has.
+heal also keeps FastMCP's own log lines about those failures (a traceback
+for the crash) off stderr; FastMCP's start-up banner and its INFO line
+"Starting MCP server" are FastMCP's settings: show_banner=False and
+log_level="WARNING" leave stderr empty.
 
 Run it from the repository root (it speaks MCP on stdin/stdout):
     .venv/bin/python examples/python/quickstart_fastmcp.py

@@ -4,11 +4,12 @@ FastMCP's own ToolError, crashes, and a mounted sub-server.
 
 Run as a script it serves over stdio (the stdio tests start it):
 
-    python fastmcp_billing.py healed|plain [heal-first] [info]
+    python fastmcp_billing.py healed|plain [heal-first] [unknown-sdk] [info]
 
 ``healed`` calls toolerr.heal, ``plain`` does not; ``heal-first`` heals
-before the tools are registered; ``info`` keeps FastMCP's default log level
-(INFO) instead of WARNING.
+before the tools are registered; ``unknown-sdk`` heals with
+``unknown_tool="sdk"``; ``info`` keeps FastMCP's default log level (INFO)
+instead of WARNING.
 """
 
 from __future__ import annotations
@@ -121,21 +122,25 @@ def audit() -> FastMCP[Any]:
     return sub
 
 
-def build(healed: bool = True, *, heal_first: bool = False, mask: bool = False) -> FastMCP[Any]:
+def build(
+    healed: bool = True, *, heal_first: bool = False, mask: bool = False, unknown_sdk: bool = False
+) -> FastMCP[Any]:
     """The billing server, with the audit server mounted; healed unless told
-    not to, before its tools are registered with heal_first."""
+    not to, before its tools are registered with heal_first, leaving an
+    unknown tool to FastMCP with unknown_sdk."""
     server: FastMCP[Any] = FastMCP("billing", mask_error_details=mask)
+    unknown_tool: toolerr.UnknownToolAnswer = "sdk" if unknown_sdk else "envelope"
     if healed and heal_first:
-        toolerr.heal(server)
+        toolerr.heal(server, unknown_tool=unknown_tool)
     register(server)
     server.mount(audit(), namespace="audit")
     if healed and not heal_first:
-        toolerr.heal(server)
+        toolerr.heal(server, unknown_tool=unknown_tool)
     return server
 
 
 if __name__ == "__main__":
     flags = sys.argv[1:]
-    build(flags[0] == "healed", heal_first="heal-first" in flags).run(
+    build(flags[0] == "healed", heal_first="heal-first" in flags, unknown_sdk="unknown-sdk" in flags).run(
         show_banner=False, log_level="INFO" if "info" in flags else "WARNING"
     )

@@ -79,6 +79,44 @@ def test_helpers() -> None:
     assert toolerr.escape("\"'<>&", "attribute") == "&quot;&apos;&lt;&gt;&amp;"
 
 
+def unknown_action(tool: str, actions: str) -> str:
+    """UNKNOWN_ACTION for a call to tool, listing actions (comma-separated)."""
+    return (
+        '<tool_error code="UNKNOWN_ACTION">\n'
+        f'<message>The tool "{tool}" does not exist.</message>\n'
+        f"<available_actions>{actions}</available_actions>\n"
+        "<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n"
+        "</tool_error>"
+    )
+
+
+def test_unknown_tool() -> None:
+    """The module's UNKNOWN_ACTION: the tools closest to the name called
+    first, ties in the server's order, a name given twice listed once; a
+    list or tuple of names, a str refused (it is not a list of tools)."""
+    tools = ["billing.list_invoices", "billing.pay_invoice", "billing.get_invoice", "billing.void_invoice"]
+    result = toolerr.unknown_tool("get_invoice", tools)
+    assert isinstance(result, CallToolResult) and result.is_error is True
+    assert text(result) == unknown_action(
+        "get_invoice", "billing.get_invoice, billing.pay_invoice, billing.list_invoices, billing.void_invoice")
+    assert toolerr.unknown_tool("get_invoice", tuple(tools)) == result
+    assert text(toolerr.unknown_tool("x", ["a", "b", "a"])) == unknown_action("x", "a, b")
+    assert text(toolerr.unknown_tool("a<b", [])) == unknown_action("a&lt;b", "")
+    # What a client reads back: the code and the actions, closest first.
+    envelope = toolerr.parse(result)
+    assert isinstance(envelope, toolerr.ToolErrorEnvelope)
+    assert (envelope.code, envelope.available_actions[:2]) == ("UNKNOWN_ACTION", ["billing.get_invoice",
+                                                                                   "billing.pay_invoice"])
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(result)
+    assert (raised.value.code, raised.value.message) == ("UNKNOWN_ACTION", 'The tool "get_invoice" does not exist.')
+    with pytest.raises(toolerr.ToolerrError) as refused:
+        toolerr.unknown_tool("x", "abc")
+    assert refused.value.code == "INVALID_REQUEST"
+    assert text(toolerr.unknown_tool("x", ["a"], module=toolerr.default())) == unknown_action("x", "a")
+    assert {"unknown_tool", "UnknownToolAnswer"} <= set(toolerr.__all__)
+
+
 def test_builder_matches_keywords() -> None:
     built = (
         toolerr.error("NOT_FOUND", "No invoice with that ID")

@@ -124,7 +124,7 @@ def test_format_validation_takes_the_contract_too() -> None:
                                        contract={"tool": "billing.list_invoices", "deltas": deltas})
     text = result.content[0].text  # type: ignore[union-attr]
     assert text.startswith('<validation_error action="billing.list_invoices">\n'
-                           '<field name="limit">Input should be less than or equal to 100 You sent: 500. Must be &lt;= 100.</field>')
+                           '<field name="limit">Input should be less than or equal to 100. You sent: 500.</field>')
     assert """    <change severity="RISKY" field="actions.billing.list_invoices.input.limit.maximum">
       <description>Maximum of &quot;limit&quot; tightened from 500 to 100</description>
       <before>500</before>

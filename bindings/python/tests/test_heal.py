@@ -201,15 +201,14 @@ async def test_validation_texts_written_out() -> None:
     assert pattern.is_error is True
     assert texts(pattern) == [
         '<validation_error action="billing.get_invoice">\n'
-        "<field name=\"id\">String should match pattern '^inv_[0-9]{3}$' You sent: 'INV-1'. "
-        "Value does not match the required pattern.</field>\n"
+        "<field name=\"id\">String should match pattern '^inv_[0-9]{3}$'. You sent: 'INV-1'.</field>\n"
         "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
     ]
     assert nested.is_error is True
     assert texts(nested) == [
         '<validation_error action="billing.pay_invoice">\n'
-        '<field name="payment.lines.0.amount">Input should be greater than 0 You sent: -2. Must be > 0.</field>\n'
+        '<field name="payment.lines.0.amount">Input should be greater than 0. You sent: -2.</field>\n'
         "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
     ]
@@ -267,11 +266,65 @@ async def test_errors_match_the_bindings_renderers() -> None:
     )
 
 
+#: build()'s tools, in the order the server lists them.
+TOOLS = ["billing.get_invoice", "billing.pay_invoice", "billing.list_invoices", "billing.void_invoice",
+         "billing.export_invoices", "billing.lock_invoice", "billing.hold_invoice", "billing.parse_amount",
+         "billing.sync", "billing.explode"]
+
+
 @pytest.mark.anyio
-async def test_unknown_tool_and_mcp_error_stay_the_sdks() -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_unknown_tool_is_unknown_action(mode: Mode) -> None:
+    """A call to a tool the server does not have: the module's UNKNOWN_ACTION
+    naming the tool called, with the tools tools/list gives, closest first,
+    as an isError result (no protocol error, no "Unknown tool: x")."""
+    async with connect(build(), mode) as client:
+        listed = [tool.name for tool in (await client.list_tools()).tools]
+        result = await client.call_tool("billing.refund_invoice", {"id": "inv_001"})
+        typo = await client.call_tool("billing.get_invoices", {"id": "inv_001"})
+    assert listed == TOOLS
+    assert result.is_error is True
+    assert texts(result) == texts(toolerr.unknown_tool("billing.refund_invoice", listed))
+    assert texts(typo) == [
+        '<tool_error code="UNKNOWN_ACTION">\n'
+        '<message>The tool "billing.get_invoices" does not exist.</message>\n'
+        "<available_actions>billing.get_invoice, billing.list_invoices, billing.pay_invoice, billing.void_invoice, "
+        "billing.export_invoices, billing.lock_invoice, billing.hold_invoice, billing.explode, billing.sync, "
+        "billing.parse_amount</available_actions>\n"
+        "<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n"
+        "</tool_error>"
+    ]
+    with pytest.raises(toolerr.ClientError) as raised:
+        toolerr.check_result(typo)
+    assert (raised.value.code, raised.value.available_actions[0]) == ("UNKNOWN_ACTION", "billing.get_invoice")
+
+
+@pytest.mark.anyio
+async def test_unknown_action_lists_the_servers_current_tools() -> None:
+    """Tools added after heal are listed, a tool removed is unknown."""
+    server = build()
+
+    @server.tool(name="billing.refund_invoice")
+    def refund_invoice(id: str) -> str:  # noqa: A002
+        return "refunded"
+
+    server.remove_tool("billing.sync")
+    async with connect(server) as client:
+        synced = await client.call_tool("billing.sync", {})
+        refunded = await client.call_tool("billing.refund_invoice", {"id": "inv_001"})
+    tools = [name for name in TOOLS if name != "billing.sync"] + ["billing.refund_invoice"]
+    assert texts(synced) == texts(toolerr.unknown_tool("billing.sync", tools))
+    assert (refunded.is_error, texts(refunded)) == (False, ["refunded"])
+
+
+@pytest.mark.anyio
+async def test_unknown_tool_sdk_keeps_the_sdks_answer_and_mcp_errors_stay_the_sdks() -> None:
+    """heal(server, unknown_tool="sdk"): the SDK's own answer to an unknown
+    tool, as an unhealed server gives it; an MCPError passes unchanged
+    either way."""
     answers = []
-    for healed in (True, False):
-        async with connect(build(healed)) as client:
+    for server in (toolerr.heal(build(healed=False), unknown_tool="sdk"), build(healed=False)):
+        async with connect(server) as client:
             unknown = await client.call_tool("billing.refund_invoice", {})
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("billing.sync", {})
@@ -280,6 +333,69 @@ async def test_unknown_tool_and_mcp_error_stay_the_sdks() -> None:
     assert answers[0] == answers[1]
     assert answers[0] == (True, ["Unknown tool: billing.refund_invoice"], -32042, "sync needs the admin scope",
                           {"scope": "admin"})
+    async with connect(build()) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("billing.sync", {})
+    assert (raised.value.code, raised.value.message) == (-32042, "sync needs the admin scope")
+
+
+@pytest.mark.anyio
+async def test_the_sdks_own_tool_error_for_a_tool_it_has_stays_the_sdks() -> None:
+    """A ToolError without a cause for a tool the server has (a resolver's,
+    say) is not an unknown tool: the SDK answers it."""
+
+    class Resolving(MCPServer[Any]):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            if name == "billing.get_invoice":
+                raise ToolError("Resolver 'who' could not resolve: elicitation was declined")
+            return await super().call_tool(name, arguments, context)
+
+    server: MCPServer[Any] = Resolving("billing")
+
+    @server.tool(name="billing.get_invoice")
+    def get_invoice(id: str) -> str:  # noqa: A002
+        return id
+
+    toolerr.heal(server)
+    async with connect(server) as client:
+        resolved = await client.call_tool("billing.get_invoice", {"id": "inv_001"})
+        unknown = await client.call_tool("billing.nope", {})
+    assert (resolved.is_error, texts(resolved)) == (
+        True, ["Resolver 'who' could not resolve: elicitation was declined"])
+    assert texts(unknown) == texts(toolerr.unknown_tool("billing.nope", ["billing.get_invoice"]))
+
+
+@pytest.mark.anyio
+async def test_a_server_that_cannot_list_its_tools_keeps_the_sdks_answer(caplog: pytest.LogCaptureFixture) -> None:
+    class Unlisted(MCPServer[Any]):
+        async def list_tools(self) -> list[Any]:
+            raise RuntimeError("the registry is down")
+
+    server = toolerr.heal(Unlisted("billing"))
+    with pytest.raises(ToolError, match="Unknown tool: billing.nope"):
+        await server.call_tool("billing.nope", {})
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "toolerr"] == [
+        (logging.WARNING, "toolerr could not list the tools for the unknown tool 'billing.nope' "
+                          "(RuntimeError: the registry is down); the SDK answers it")]
+
+
+@pytest.mark.anyio
+async def test_healing_again_changes_the_options() -> None:
+    server = build()
+    toolerr.heal(server, unknown_tool="sdk")
+    with pytest.raises(ToolError, match="Unknown tool: billing.nope"):
+        await server.call_tool("billing.nope", {})
+    toolerr.heal(server)
+    assert texts(await server.call_tool("billing.nope", {})) == texts(toolerr.unknown_tool("billing.nope", TOOLS))
+
+
+def test_heal_refuses_options_it_does_not_know() -> None:
+    server = build(healed=False)
+    with pytest.raises(ValueError, match='unknown_tool must be "envelope" or "sdk", not \'protocol\''):
+        toolerr.heal(server, unknown_tool="protocol")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="log_level must be a logging level"):
+        toolerr.heal(server, log_level="INFO")  # type: ignore[arg-type]
+    assert not hasattr(server, "_toolerr_healed")
 
 
 @pytest.mark.anyio
@@ -300,8 +416,8 @@ async def test_direct_call_tool_is_healed_and_heal_is_idempotent() -> None:
     invalid = await server.call_tool("billing.get_invoice", {})
     assert isinstance(invalid, CallToolResult)
     assert texts(invalid) == expected_validation("billing.get_invoice", GetInvoiceArgs, {})
-    with pytest.raises(ToolError, match="Unknown tool: billing.nope"):
-        await server.call_tool("billing.nope", {})
+    unknown = await server.call_tool("billing.nope", {})
+    assert isinstance(unknown, CallToolResult) and texts(unknown) == texts(toolerr.unknown_tool("billing.nope", TOOLS))
 
 
 @pytest.mark.anyio
@@ -338,26 +454,51 @@ async def test_heal_uses_the_module_given() -> None:
         module.close()
 
 
+FAILING_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
+    ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}), ("billing.refund_invoice", {})]
+#: What heal logs for each of FAILING_CALLS: one line each.
+FAILURE_LINES = [
+    "Tool 'billing.get_invoice' rejected arguments: ['id']",
+    "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID",
+    "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'",
+    "Tool 'billing.export_invoices' raised an unexpected exception: RuntimeError: exporter backend unavailable",
+    "Tool 'billing.refund_invoice' does not exist",
+]
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG])
 async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFixture, level: int) -> None:
-    """One INFO record per healed failure on the toolerr logger; the crash's
-    traceback only when that logger is enabled for DEBUG."""
+    """One INFO record per healed failure on the toolerr logger, and nothing
+    from the SDK's loggers; the crash's traceback only when the toolerr
+    logger is enabled for DEBUG."""
     caplog.set_level(level, logger="toolerr")
+    caplog.set_level(logging.DEBUG, logger="mcp")
     async with connect(build()) as client:
-        for tool, args in [("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
-                           ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {})]:
+        for tool, args in FAILING_CALLS:
             await client.call_tool(tool, args)
     records = [r for r in caplog.records if r.name == "toolerr"]
-    assert [(r.levelno, r.getMessage()) for r in records] == [
-        (logging.INFO, "Tool 'billing.get_invoice' rejected arguments: ['id']"),
-        (logging.INFO, "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID"),
-        (logging.INFO, "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'"),
-        (logging.INFO, "Tool 'billing.export_invoices' raised an unexpected exception: "
-                       "RuntimeError: exporter backend unavailable"),
-    ]
+    assert [(r.levelno, r.getMessage()) for r in records] == [(logging.INFO, line) for line in FAILURE_LINES]
     tracebacks = [r.getMessage() for r in records if r.exc_info]
-    assert tracebacks == ([] if level == logging.INFO else [records[-1].getMessage()])
+    assert tracebacks == ([] if level == logging.INFO else [FAILURE_LINES[3]])
+    # The SDK logs none of the failures heal answered.
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("mcp") and r.getMessage().startswith("Tool ")
+            ] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("chosen", [logging.DEBUG, logging.WARNING])
+async def test_healed_failures_are_logged_at_the_level_chosen(caplog: pytest.LogCaptureFixture, chosen: int) -> None:
+    """heal(server, log_level=...): each healed failure is one record at that
+    level (still no traceback unless the toolerr logger is enabled for DEBUG)."""
+    caplog.set_level(logging.DEBUG if chosen == logging.DEBUG else logging.INFO, logger="toolerr")
+    async with connect(toolerr.heal(build(healed=False), log_level=chosen)) as client:
+        for tool, args in FAILING_CALLS:
+            await client.call_tool(tool, args)
+    records = [r for r in caplog.records if r.name == "toolerr"]
+    assert [(r.levelno, r.getMessage()) for r in records] == [(chosen, line) for line in FAILURE_LINES]
+    assert [r.getMessage() for r in records if r.exc_info] == ([FAILURE_LINES[3]] if chosen == logging.DEBUG else [])
 
 
 def test_heal_refuses_what_is_not_an_mcpserver() -> None:

@@ -112,14 +112,13 @@ async def test_a_nested_models_field_is_named_by_its_path() -> None:
     assert address.is_error is True
     assert texts(address) == [
         '<validation_error action="billing.ship_invoice">\n'
-        "<field name=\"address.zip\">String should match pattern '^[0-9]{5}$' You sent: '1234'. "
-        "Value does not match the required pattern.</field>\n"
+        "<field name=\"address.zip\">String should match pattern '^[0-9]{5}$'. You sent: '1234'.</field>\n"
         "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
     ]
     assert texts(line) == [
         '<validation_error action="billing.pay_invoice">\n'
-        '<field name="payment.lines.0.amount">Input should be greater than 0 You sent: -2. Must be > 0.</field>\n'
+        '<field name="payment.lines.0.amount">Input should be greater than 0. You sent: -2.</field>\n'
         "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
     ]
@@ -180,13 +179,75 @@ async def test_unhealed_server_shows_what_heal_changes() -> None:
     assert texts(crash) == ["Error calling tool 'billing.export_invoices': exporter backend unavailable"]
 
 
+#: The tools billing.build() lists, in its order: its own, then the mounted audit server's.
+TOOLS = ["billing.get_invoice", "billing.pay_invoice", "billing.ship_invoice", "billing.list_invoices",
+         "billing.void_invoice", "billing.export_invoices", "billing.lock_invoice", "billing.refund_invoice",
+         "billing.parse_amount", "billing.explode", "audit_log", "audit_purge"]
+
+
 @pytest.mark.anyio
-async def test_unknown_tool_stays_fastmcps() -> None:
+@pytest.mark.parametrize("heal_first", [False, True], ids=["heal-after", "heal-first"])
+async def test_an_unknown_tool_is_unknown_action(heal_first: bool) -> None:
+    """A call to a tool the server does not have: the module's UNKNOWN_ACTION
+    naming the tool called, with the tools tools/list gives (the mounted
+    server's among them, by the names the client calls them by), closest
+    first."""
+    async with Client(billing.build(heal_first=heal_first)) as client:
+        listed = [tool.name for tool in await client.list_tools()]
+        result = await client.call_tool_mcp("billing.refund_all", {})
+        near = await client.call_tool_mcp("audit_purg", {})
+        namespaced = await client.call_tool_mcp("audit.purge", {})
+    assert listed == TOOLS
+    assert (result.is_error, texts(result), result.structured_content) == (
+        True, texts(toolerr.unknown_tool("billing.refund_all", listed)), None)
+    assert texts(near) == [
+        '<tool_error code="UNKNOWN_ACTION">\n'
+        '<message>The tool "audit_purg" does not exist.</message>\n'
+        "<available_actions>audit_purge, audit_log, billing.explode, billing.get_invoice, billing.pay_invoice, "
+        "billing.parse_amount, billing.ship_invoice, billing.list_invoices, billing.void_invoice, "
+        "billing.lock_invoice, billing.refund_invoice, billing.export_invoices</available_actions>\n"
+        "<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n"
+        "</tool_error>"
+    ]
+    assert texts(namespaced) == texts(toolerr.unknown_tool("audit.purge", listed))
+
+
+@pytest.mark.anyio
+async def test_unknown_action_lists_what_the_client_may_call() -> None:
+    """A disabled tool is unknown and not listed; a tool added after heal is
+    listed; a mounted server's added tool too."""
+    server = billing.build()
+    server.disable(names={"billing.explode"})
+    server.tool(billing.audit_purge, name="billing.purge")
+    explode = await call(server, "billing.explode", {})
+    want = [name for name in TOOLS if name != "billing.explode"]
+    want.insert(want.index("audit_log"), "billing.purge")
+    assert texts(explode) == texts(toolerr.unknown_tool("billing.explode", want))
+
+
+@pytest.mark.anyio
+async def test_unknown_tool_sdk_keeps_fastmcps_answer() -> None:
+    """heal(server, unknown_tool="sdk"): FastMCP's own answer, as an unhealed
+    server gives it; and a healed sub-server mounted in a server that is not
+    healed does not answer for the parent."""
     answers = []
-    for healed in (True, False):
-        result = await call(billing.build(healed), "billing.refund_all", {})
+    for server in (toolerr.heal(billing.build(healed=False), unknown_tool="sdk"), billing.build(healed=False)):
+        result = await call(server, "billing.refund_all", {})
         answers.append((result.is_error, texts(result)))
     assert answers == [(True, ["Unknown tool: 'billing.refund_all'"])] * 2
+    parent: FastMCP[Any] = FastMCP("billing")
+    parent.mount(toolerr.heal(billing.audit()), namespace="audit")
+    assert texts(await call(parent, "audit_nope", {})) == ["Unknown tool: 'audit_nope'"]
+
+
+@pytest.mark.anyio
+async def test_healing_again_changes_the_options() -> None:
+    server = billing.build()
+    toolerr.heal(server, unknown_tool="sdk")
+    assert sum(isinstance(m, toolerr._fastmcp.HealMiddleware) for m in server.middleware) == 1
+    assert texts(await call(server, "billing.nope", {})) == ["Unknown tool: 'billing.nope'"]
+    toolerr.heal(server)
+    assert texts(await call(server, "billing.nope", {})) == texts(toolerr.unknown_tool("billing.nope", TOOLS))
 
 
 @pytest.mark.anyio
@@ -281,6 +342,21 @@ async def test_arguments_too_large_to_render_get_the_gates_error() -> None:
     assert lines == []
 
 
+FAILING_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
+    ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}), ("audit_purge", {}),
+    ("billing.refund_all", {})]
+#: What heal logs for each of FAILING_CALLS: one line each.
+FAILURE_LINES = [
+    "Tool 'billing.get_invoice' rejected arguments: ['id']",
+    "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID",
+    "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'",
+    "Tool 'billing.export_invoices' raised an unexpected exception: RuntimeError: exporter backend unavailable",
+    "Tool 'audit_purge' raised an unexpected exception: RuntimeError: audit store is read-only",
+    "Tool 'billing.refund_all' does not exist",
+]
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG])
 async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFixture, level: int) -> None:
@@ -298,24 +374,28 @@ async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFix
     logging.getLogger("fastmcp").addHandler(keep)
     try:
         async with Client(billing.build()) as client:
-            for tool, args in [("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
-                               ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}),
-                               ("audit_purge", {})]:
+            for tool, args in FAILING_CALLS:
                 await client.call_tool_mcp(tool, args)
     finally:
         logging.getLogger("fastmcp").removeHandler(keep)
     records = [r for r in caplog.records if r.name == "toolerr"]
-    assert [(r.levelno, r.getMessage()) for r in records] == [
-        (logging.INFO, "Tool 'billing.get_invoice' rejected arguments: ['id']"),
-        (logging.INFO, "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID"),
-        (logging.INFO, "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'"),
-        (logging.INFO, "Tool 'billing.export_invoices' raised an unexpected exception: "
-                       "RuntimeError: exporter backend unavailable"),
-        (logging.INFO, "Tool 'audit_purge' raised an unexpected exception: RuntimeError: audit store is read-only"),
-    ]
+    assert [(r.levelno, r.getMessage()) for r in records] == [(logging.INFO, line) for line in FAILURE_LINES]
     with_traceback = [r.getMessage() for r in records if r.exc_info]
-    assert with_traceback == ([] if level == logging.INFO else [records[3].getMessage(), records[4].getMessage()])
+    assert with_traceback == ([] if level == logging.INFO else [FAILURE_LINES[3], FAILURE_LINES[4]])
     assert [r.getMessage() for r in lines if r.levelno >= logging.WARNING] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("chosen", [logging.DEBUG, logging.WARNING])
+async def test_healed_failures_are_logged_at_the_level_chosen(caplog: pytest.LogCaptureFixture, chosen: int) -> None:
+    caplog.set_level(logging.DEBUG if chosen == logging.DEBUG else logging.INFO, logger="toolerr")
+    async with Client(toolerr.heal(billing.build(healed=False), log_level=chosen)) as client:
+        for tool, args in FAILING_CALLS:
+            await client.call_tool_mcp(tool, args)
+    records = [r for r in caplog.records if r.name == "toolerr"]
+    assert [(r.levelno, r.getMessage()) for r in records] == [(chosen, line) for line in FAILURE_LINES]
+    with_traceback = [r.getMessage() for r in records if r.exc_info]
+    assert with_traceback == ([FAILURE_LINES[3], FAILURE_LINES[4]] if chosen == logging.DEBUG else [])
 
 
 # --- over stdio: bytes and stderr ------------------------------------------------------
@@ -371,15 +451,26 @@ SUCCESSES = [
 def test_healed_and_unhealed_answer_alike_byte_for_byte() -> None:
     """tools/list, every success (structuredContent included) and the
     handshake: the same bytes with and without heal, healed before or after
-    the tools are registered."""
-    requests = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *SUCCESSES]
-    runs = [("plain",), ("healed",), ("healed", "heal-first")]
+    the tools are registered. An unknown tool: the UNKNOWN_ACTION result,
+    or, healed with unknown_tool="sdk", FastMCP's own bytes."""
+    unknown = tools_call(7, "billing.refund_all", {"id": "inv_001"})
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *SUCCESSES, unknown]
+    runs = [("plain",), ("healed",), ("healed", "heal-first"), ("healed", "unknown-sdk")]
     with ThreadPoolExecutor(len(runs)) as pool:
         (plain, _), *healed = pool.map(lambda flags: exchange(*flags, requests=requests), runs)
     assert json.loads(plain[4])["result"]["structuredContent"] == {"zip": "12345", "server": "billing"}
     assert len(json.loads(plain[1])["result"]["tools"]) == 12
+    assert json.loads(plain[7])["result"] == {"content": [{"type": "text", "text": "Unknown tool: 'billing.refund_all'"}],
+                                              "isError": True}
+    listed = [tool["name"] for tool in json.loads(plain[1])["result"]["tools"]]
+    envelope = toolerr.unknown_tool("billing.refund_all", listed)
     for flags, (answers, _) in zip(runs[1:], healed):
-        assert answers == plain, flags
+        if "unknown-sdk" in flags:
+            assert answers == plain, flags
+            continue
+        assert {i: line for i, line in answers.items() if i != 7} == {i: line for i, line in plain.items() if i != 7}
+        assert json.loads(answers[7])["result"] == {"content": [{"type": "text", "text": toolerr.result_text(envelope)}],
+                                                    "isError": True}, flags
 
 
 def test_no_traceback_on_stderr_at_fastmcps_default_log_level() -> None:

@@ -13,6 +13,7 @@ answers are written out.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tempfile
 from contextlib import AbstractAsyncContextManager
@@ -96,6 +97,14 @@ async def test_quickstart_over_stdio(kind: str) -> None:
 
         crashed = await session.call_tool("billing.export_invoices", {})
         assert crashed.is_error and texts(crashed)[0].startswith('<tool_error code="INTERNAL_ERROR"')
+
+        # A tool the server does not have: UNKNOWN_ACTION with the tools it lists.
+        unknown = await session.call_tool("billing.refund_invoice", {"id": "inv_001"})
+        assert (unknown.is_error, texts(unknown)) == (
+            True, texts(toolerr.unknown_tool("billing.refund_invoice", [t.name for t in listed.tools])))
+        assert texts(unknown)[0].startswith(
+            '<tool_error code="UNKNOWN_ACTION">\n<message>The tool "billing.refund_invoice" does not exist.</message>\n'
+            "<available_actions>billing.get_invoice, billing.export_invoices</available_actions>")
     assert not failures, "\n\n".join(failures)
 
 
@@ -139,11 +148,13 @@ async def test_quickstart_answers_the_shared_calls(kind: str) -> None:
 
 @pytest.mark.anyio
 async def test_quickstart_writes_nothing_on_stderr_for_200_failing_calls(kind: str) -> None:
-    """Bad arguments, a raised toolerr error and a crash, 200 calls in all:
-    each answered with its envelope, and stderr stays empty."""
+    """Bad arguments, a raised toolerr error, a plain exception and an
+    unknown tool, 200 calls in all: each answered with its envelope, and
+    stderr stays empty."""
     failing = [("billing.get_invoice", {"id": 5}, "<validation_error"),
                ("billing.get_invoice", {"id": "inv_404"}, '<tool_error code="NOT_FOUND"'),
                ("billing.export_invoices", {}, '<tool_error code="INTERNAL_ERROR"'),
+               ("billing.refund_invoice", {"id": "inv_001"}, '<tool_error code="UNKNOWN_ACTION"'),
                ("billing.get_invoice", {}, "<validation_error")]
     wrong = []
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
@@ -157,6 +168,70 @@ async def test_quickstart_writes_nothing_on_stderr_for_200_failing_calls(kind: s
         stderr = errlog.read()
     assert not wrong, wrong[:3]
     assert stderr == ""
+
+
+def exchange(server: Path, requests: list[dict[str, Any]]) -> tuple[dict[int, bytes], bytes]:
+    """Start server over stdio, send the MCP handshake and requests one at a
+    time, and return each answer's raw line by id, and its stderr."""
+    handshake: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    with tempfile.TemporaryFile("w+b") as errlog:
+        proc = subprocess.Popen([sys.executable, str(server)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=errlog, cwd=ROOT)
+        assert proc.stdin is not None and proc.stdout is not None
+        answers: dict[int, bytes] = {}
+        try:
+            for request in handshake + requests:
+                proc.stdin.write(json.dumps(request).encode() + b"\n")
+                proc.stdin.flush()
+                while "id" in request and request["id"] not in answers:
+                    line = proc.stdout.readline()
+                    assert line, "the server ended its output before answering"
+                    message = json.loads(line)
+                    if "id" in message:
+                        answers[message["id"]] = line
+        finally:
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        errlog.seek(0)
+        return answers, errlog.read()
+
+
+def test_heal_changes_no_byte_of_tools_list_or_a_success(kind: str, tmp_path: Path) -> None:
+    """The quickstart and the same server without its heal line, over stdio:
+    the handshake, tools/list and every success are the same bytes; the
+    failures are what heal changes (an unknown tool among them)."""
+    source = SERVERS[kind].read_text(encoding="utf-8")
+    line = "toolerr.heal(mcp)  # the one line\n" if kind == "fastmcp" else "toolerr.heal(server)  # the one line\n"
+    assert source.count(line) == 1
+    plain = tmp_path / SERVERS[kind].name
+    plain.write_text(source.replace(line, ""), encoding="utf-8")
+
+    def call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+    successes = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                 *(call(i, "billing.get_invoice", {"id": f"inv_00{i - 1}"}) for i in (2, 3, 4))]
+    failures = [call(5, "billing.get_invoice", {"id": 5}), call(6, "billing.refund_invoice", {"id": "inv_001"})]
+    healed, stderr = exchange(SERVERS[kind], successes + failures)
+    unhealed, _ = exchange(plain, successes + failures)
+    assert stderr == b""
+    assert {i: healed[i] for i in range(5)} == {i: unhealed[i] for i in range(5)}
+    assert json.loads(healed[3])["result"]["isError"] is False
+    for i in (5, 6):
+        assert healed[i] != unhealed[i]
+        assert json.loads(healed[i])["result"]["isError"] is json.loads(unhealed[i])["result"]["isError"] is True
+    listed = [tool["name"] for tool in json.loads(healed[1])["result"]["tools"]]
+    assert json.loads(healed[6])["result"]["content"] == [
+        {"type": "text", "text": toolerr.result_text(toolerr.unknown_tool("billing.refund_invoice", listed))}]
+    assert json.loads(unhealed[6])["result"]["content"][0]["text"].startswith("Unknown tool: ")
 
 
 def test_quickstart_fastmcp_is_written_fastmcps_way() -> None:

@@ -6,7 +6,8 @@ requests, calls the module through Extism, and wraps the responses as the
 ``mcp`` package's ``CallToolResult``.
 
 ``heal(server)`` makes an ``mcp`` ``MCPServer`` or a FastMCP 4 server answer
-every tool failure with an envelope (supported releases:
+every tool failure, and a call to a tool it does not have, with an envelope
+(supported releases:
 :data:`SUPPORTED_MCP`, :data:`SUPPORTED_FASTMCP`), and serves an
 ``MCPServer``'s ``run()`` behind the stdio gate; :func:`gated_stdio` is that
 gate as the streams the SDK's ``stdio_server`` takes.
@@ -44,11 +45,12 @@ from ._api import (
     to_call_tool_result,
     tool_error,
     tool_failure,
+    unknown_tool,
     validate,
 )
 from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
-from ._heal import heal
+from ._heal import UnknownToolAnswer, heal
 from ._sdk import SUPPORTED_FASTMCP, SUPPORTED_MCP, FastMCPVersionError, MCPVersionError
 from ._stdio import GATE_HEAD_BYTES, GateVerdict, arguments_too_large, gate, gated_stdio
 
@@ -83,6 +85,7 @@ __all__ = [
     "ToolErrorException",
     "Toolerr",
     "ToolerrError",
+    "UnknownToolAnswer",
     "ValidationErrorEnvelope",
     "ValidationField",
     "WASI_OUTPUT_VARIABLE",
@@ -113,5 +116,6 @@ __all__ = [
     "to_call_tool_result",
     "tool_error",
     "tool_failure",
+    "unknown_tool",
     "validate",
 ]

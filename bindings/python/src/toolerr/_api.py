@@ -146,6 +146,14 @@ def tool_failure(
     return _result(module, "tool_failure", request)
 
 
+def unknown_tool(tool: str, tools: Sequence[str], *, module: Toolerr | None = None) -> CallToolResult:
+    """Render UNKNOWN_ACTION for a call to ``tool``, which the server does not
+    have: ``tools`` are the server's tools in its order, and the module lists
+    those closest to the name called first (at most 20)."""
+    listed: Any = tools if isinstance(tools, str) else list(tools)  # a str is the module's to refuse
+    return _result(module, "unknown_tool", {"tool": tool, "tools": listed})
+
+
 def rate_limited(
     max: float,  # noqa: A002 - the ABI's name
     window_seconds: float,

@@ -13,7 +13,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, Union
 
@@ -468,13 +468,60 @@ def _refuse_wasi_output() -> None:
 
 _default: Toolerr | None = None
 _default_lock = threading.Lock()
+#: The thread load_in_background started (None before it is asked for).
+_loader: threading.Thread | None = None
+_loader_lock = threading.Lock()
 
 
 def default() -> Toolerr:
-    """The process-wide module, loaded from the package on first use."""
+    """The process-wide module, loaded from the package on first use (a call
+    made while :func:`load_in_background` is loading it waits for that load).
+
+    A module that cannot be loaded raises :class:`ToolerrError` (``TRAP``,
+    saying why: a digest that does not match, ``EXTISM_ENABLE_WASI_OUTPUT``
+    set, a module that does not compile, a package file missing), every
+    time it is asked for: nothing is kept of a failed load."""
     global _default
     if _default is None:
         with _default_lock:
             if _default is None:
-                _default = Toolerr()
+                try:
+                    _default = Toolerr()
+                except ToolerrError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - one typed error for every way a load fails
+                    raise ToolerrError(
+                        "TRAP", f"toolerr: the module could not be loaded: {type(exc).__name__}: {exc}"
+                    ) from exc
     return _default
+
+
+def load_in_background(then: Callable[[Toolerr], object] | None = None) -> None:
+    """Start loading the process-wide module (:func:`default`) in a daemon
+    thread, unless it is loaded or loading already, and return at once;
+    ``then`` runs on the module once it is loaded, in that thread.
+
+    Compiling the module takes a second or two when the Extism runtime's
+    compilation cache (wasmtime's, ``$XDG_CACHE_HOME/wasmtime``) does not
+    hold it yet, and under 100 ms when it does; started when a server is
+    set up, the load runs while the server starts instead of during its
+    first failed call. A load that fails says nothing here (nor does
+    ``then``): the first call that needs the module loads it again, and
+    raises the failure as :class:`ToolerrError`."""
+    global _loader
+    if _default is not None:
+        return
+    with _loader_lock:
+        if _loader is not None or _default is not None:
+            return
+        _loader = threading.Thread(target=_load_quietly, args=(then,), name="toolerr-load", daemon=True)
+        _loader.start()
+
+
+def _load_quietly(then: Callable[[Toolerr], object] | None) -> None:
+    try:
+        module = default()
+        if then is not None:
+            then(module)
+    except BaseException:  # noqa: BLE001 - raised again, typed, by the first call that needs the module
+        pass

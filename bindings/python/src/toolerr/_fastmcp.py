@@ -13,8 +13,14 @@ mounted server's alike):
   (``Error calling tool 'x': ...``, or only ``Error calling tool 'x'`` when
   the server masks error details) in its ``call_tool``, with that exception
   as ``__cause__``;
-- ``NotFoundError`` for an unknown tool, ``MCPError`` and FastMCP's other
-  errors (authorization, ...), which are left to FastMCP.
+- ``NotFoundError`` (or ``DisabledError``) for a tool the server does not
+  have, which gets the module's UNKNOWN_ACTION with the tools the server
+  lists (``FastMCP.list_tools()``, through the server of the middleware
+  context: the tools of mounted servers and other providers included, under
+  the names the client sees), unless the server was healed with
+  ``unknown_tool="sdk"``;
+- ``MCPError`` and FastMCP's other errors (authorization, ...), which are
+  left to FastMCP.
 
 FastMCP logs each failure itself before the middleware sees it (a warning
 for bad arguments, an error with the traceback for a crash), on its
@@ -43,7 +49,7 @@ from mcp import MCPError
 from ._api import ToolErrorException, internal_error
 from ._engine import Toolerr
 from ._errors import ToolerrError
-from ._heal import log_healed, logger, one_line, raised, rejected, reported
+from ._heal import Healing, log_healed, logger, missing, one_line, raised, rejected, reported
 from ._stdio import gated_stdio
 
 __all__ = ["heal_fastmcp"]
@@ -81,11 +87,17 @@ _HOLD = _HoldFailureLines()
 
 
 class HealMiddleware(Middleware):
-    """The middleware :func:`toolerr.heal` adds to a FastMCP server. ``module``
-    renders its envelopes (None: the process-wide module)."""
+    """The middleware :func:`toolerr.heal` adds to a FastMCP server, with the
+    settings heal was given (``healing``: the module that renders its
+    envelopes, what an unknown tool gets, the level failures are logged at)."""
 
-    def __init__(self, module: Toolerr | None) -> None:
-        self.module = module
+    def __init__(self, healing: Healing) -> None:
+        self.healing = healing
+
+    @property
+    def module(self) -> Toolerr | None:
+        """The module that renders the envelopes (None: the process-wide one)."""
+        return self.healing.module
 
     async def on_call_tool(
         self,
@@ -103,6 +115,8 @@ class HealMiddleware(Middleware):
                 _held.reset(token)
         except Exception as failure:  # noqa: BLE001 - each one is answered or re-raised
             result = self._result(failure, name, arguments)
+            if result is None and isinstance(failure, (NotFoundError, DisabledError)):
+                result = await self._unknown(context, name)
             if result is None:
                 for record in held:  # FastMCP answers it: its own lines after all
                     logging.getLogger(record.name).handle(record)
@@ -111,23 +125,46 @@ class HealMiddleware(Middleware):
 
     def _result(self, failure: Exception, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult | None:
         try:
-            return _result(failure, tool, arguments, self.module)
+            return _result(failure, tool, arguments, self.healing)
         except ToolerrError as refused:
             logger.warning("toolerr could not render the failure of tool %r (%s); FastMCP answers it", tool, refused)
             return None
 
+    async def _unknown(
+        self, context: MiddlewareContext[mcp_types.CallToolRequestParams], tool: str
+    ) -> mcp_types.CallToolResult | None:
+        """UNKNOWN_ACTION for a call to a tool the server does not list; None
+        leaves FastMCP's answer (``unknown_tool="sdk"``, a tool it lists, or
+        no server to ask)."""
+        if self.healing.unknown_tool != "envelope" or context.fastmcp_context is None:
+            return None
+        try:
+            # What tools/list gives this client: enabled, authorized, after
+            # transforms and middleware, mounted servers' tools by the names
+            # the client calls them by.
+            listed = await context.fastmcp_context.fastmcp.list_tools()
+        except Exception as refused:  # noqa: BLE001 - FastMCP's own answer then
+            logger.warning("toolerr could not list the tools for the unknown tool %r (%s); FastMCP answers it", tool,
+                           one_line(refused))
+            return None
+        try:
+            return missing(tool, list(dict.fromkeys(t.name for t in listed)), self.healing)
+        except ToolerrError as refused:
+            logger.warning("toolerr could not render the unknown tool %r (%s); FastMCP answers it", tool, refused)
+            return None
 
-def heal_fastmcp(server: FastMCP[Any], module: Toolerr | None) -> None:
-    """Add toolerr's middleware to ``server`` (once; healing again changes the
-    module only), and serve its stdio transport behind the stdio gate. The
+
+def heal_fastmcp(server: FastMCP[Any], healing: Healing) -> None:
+    """Add toolerr's middleware to ``server`` (once; healing again changes its
+    settings only), and serve its stdio transport behind the stdio gate. The
     version has been checked by the caller."""
     logging.getLogger(_SERVER_MODULE).addFilter(_HOLD)  # a set: added once per process
     for middleware in server.middleware:
         if isinstance(middleware, HealMiddleware):
-            middleware.module = module
+            middleware.healing.update(healing)
             return
-    healing = HealMiddleware(module)
-    server.add_middleware(healing)
+    middleware = HealMiddleware(healing)
+    server.add_middleware(middleware)
     setattr(server, "run_stdio_async", _gated_run_stdio(server.run_stdio_async, healing))  # noqa: B010 - a method
 
 
@@ -136,7 +173,9 @@ def heal_fastmcp(server: FastMCP[Any], module: Toolerr | None) -> None:
 _gated: ContextVar[tuple[Any, Any] | None] = ContextVar("toolerr_fastmcp_gated", default=None)
 
 
-def _gated_run_stdio(run_stdio_async: Callable[..., Awaitable[None]], healing: HealMiddleware) -> Callable[..., Awaitable[None]]:
+def _gated_run_stdio(
+    run_stdio_async: Callable[..., Awaitable[None]], healing: Healing
+) -> Callable[..., Awaitable[None]]:
     """FastMCP's ``run_stdio_async`` (what ``server.run()`` runs for stdio)
     with the stdio gate in front of its transport: everything else (banner,
     log level, lifespan) is FastMCP's own.
@@ -149,9 +188,11 @@ def _gated_run_stdio(run_stdio_async: Callable[..., Awaitable[None]], healing: H
     from fastmcp.server.mixins import transport
 
     global _sdk_stdio_server
-    if transport.stdio_server is not _gated_stdio_server:
-        _sdk_stdio_server = transport.stdio_server
-        transport.stdio_server = _gated_stdio_server  # type: ignore[assignment]
+    # The name is the transport module's import of the SDK's function, which
+    # it does not re-export: read and set as an attribute of the module.
+    if getattr(transport, "stdio_server") is not _gated_stdio_server:  # noqa: B009
+        _sdk_stdio_server = getattr(transport, "stdio_server")  # noqa: B009
+        setattr(transport, "stdio_server", _gated_stdio_server)  # noqa: B010
 
     @functools.wraps(run_stdio_async)
     async def run(*args: Any, **kwargs: Any) -> None:
@@ -180,29 +221,31 @@ def _gated_stdio_server(stdin: Any = None, stdout: Any = None) -> Any:
 
 
 def _result(
-    failure: Exception, tool: str, arguments: dict[str, Any], module: Toolerr | None
+    failure: Exception, tool: str, arguments: dict[str, Any], healing: Healing
 ) -> mcp_types.CallToolResult | None:
     """The result for what a call raised through the middleware chain; None
     leaves it to FastMCP."""
     if isinstance(failure, ValidationError):
         cause = failure.__cause__
         if isinstance(cause, pydantic_core.ValidationError):
-            return rejected(tool, cause, arguments, module)
-        return reported(tool, failure, module)  # raised on purpose, without pydantic's errors
+            return rejected(tool, cause, arguments, healing)
+        return reported(tool, failure, healing)  # raised on purpose, without pydantic's errors
     if isinstance(failure, ToolError):
         origin = _wrapped(failure)
         if origin is None:
             # Raised on purpose (by the tool, or by FastMCP in words of its own,
             # such as an upstream's rate limit): the author chose the words.
-            return reported(tool, failure, module)
+            return reported(tool, failure, healing)
         if not isinstance(origin, ToolErrorException) and not str(failure).endswith(f": {origin}"):
             # The server masks error details: the exception's message stays inside.
-            log_healed("Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
-            return internal_error(str(failure), tool=tool, module=module)
-        return raised(tool, origin, module)
+            log_healed(healing, "Tool %r raised an unexpected exception: %s", tool, one_line(origin), origin=origin)
+            return internal_error(str(failure), tool=tool, module=healing.module)
+        return raised(tool, origin, healing)
     if isinstance(failure, (FastMCPError, NotFoundError, DisabledError, MCPError)):
-        return None  # FastMCP's own answers: an unknown tool, authorization, a protocol error
-    return raised(tool, failure, module)  # from a middleware beneath this one, or a tools/call interceptor
+        # FastMCP's own answers: authorization, a protocol error; an unknown
+        # tool (NotFoundError, DisabledError) is HealMiddleware._unknown's.
+        return None
+    return raised(tool, failure, healing)  # from a middleware beneath this one, or a tools/call interceptor
 
 
 def _wrapped(failure: ToolError) -> BaseException | None:

@@ -152,19 +152,17 @@ class _GatedStdin:
     """The lines the gate hands on, as ``stdio_server`` reads its stdin
     (``async for line in stdin``)."""
 
-    def __init__(self, stream: IO[bytes], stdout: _GatedStdout, module: Toolerr | None) -> None:
+    def __init__(self, stream: IO[bytes], stdout: _GatedStdout, module: Toolerr) -> None:
         self._stream = stream
         self._stdout = stdout
         self._module = module
-        self._lines: _Lines | None = None
+        self._lines = _Lines(stream, module.max_request_bytes)
 
     def __aiter__(self) -> _GatedStdin:
         return self
 
     async def __anext__(self) -> str:
-        module = _module(self._module)
-        if self._lines is None:
-            self._lines = _Lines(self._stream, module.max_request_bytes)
+        module = self._module
         while True:
             read = await anyio.to_thread.run_sync(self._lines.next, abandon_on_cancel=True)
             if read is None:
@@ -212,7 +210,10 @@ async def gated_stdio(
 
     ``stdin`` and ``stdout`` are binary streams (by default the process's,
     claimed as the SDK claims them); ``module`` the Toolerr whose gate
-    judges the lines (by default the process-wide one)."""
+    judges the lines (by default the process-wide one, loaded on entry, in a
+    worker thread: a module that cannot be loaded raises its
+    :class:`ToolerrError` here, before any stream is claimed)."""
+    gate_module = module if module is not None else await anyio.to_thread.run_sync(default)
     releases: list[Callable[[], None]] = []
     try:
         if stdin is None:
@@ -224,7 +225,7 @@ async def gated_stdio(
             if release is not None:
                 releases.append(release)
         out = _GatedStdout(stdout)
-        yield _GatedStdin(stdin, out, module), out
+        yield _GatedStdin(stdin, out, gate_module), out
     finally:
         for release in reversed(releases):
             with suppress(Exception):
