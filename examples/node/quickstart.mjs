@@ -2,9 +2,12 @@
 // quickstart: an MCP server over stdio written the way the TypeScript SDK's
 // documentation teaches (McpServer, registerTool with a zod inputSchema,
 // StdioServerTransport), plus heal(server) and gatedStdin(). Without heal
-// the model would get the SDK's plain text for bad arguments and for a
-// handler's failure; with it, every failure reaches the model as an envelope
-// rendered by toolerr.wasm. gatedStdin() puts the module's stdio gate in
+// the model would get the SDK's plain text for bad arguments, for a
+// handler's failure and for a tool name it made up; with it, every failure
+// reaches the model as an envelope rendered by toolerr.wasm (a made-up tool
+// as UNKNOWN_ACTION, listing the tools below). heal() also starts loading
+// the module, in the background, so that the first failing call does not
+// wait for it. gatedStdin() puts the module's stdio gate in
 // front of the transport, so that a hostile line is answered (or ignored)
 // instead of dropped. Nothing here writes XML or checks arguments by hand.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

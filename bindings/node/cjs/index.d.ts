@@ -130,9 +130,12 @@ export interface Describe {
   limits: { maxRequestBytes: number; maxDepth: number };
 }
 
-/** A failed call into toolerr.wasm; code is the ABI code (INVALID_REQUEST, REQUEST_TOO_LARGE, INTERNAL, TRAP). */
+/**
+ * A failed call into toolerr.wasm; code is the ABI code (INVALID_REQUEST, REQUEST_TOO_LARGE, INTERNAL,
+ * TIMEOUT, TRAP). A shared module that could not be loaded is TRAP, with what failed as its cause.
+ */
 export class ToolerrError extends Error {
-  constructor(code: string, message: string);
+  constructor(code: string, message: string, options?: { cause?: unknown });
   readonly name: 'ToolerrError';
   readonly code: string;
 }
@@ -188,6 +191,20 @@ export interface HealableServer {
   connect(...args: never[]): Promise<void>;
 }
 
+/**
+ * How a healed server answers a call to a tool it does not have (never registered, removed or
+ * disabled: one its tools/list does not show): 'envelope' (the default), an isError result holding
+ * UNKNOWN_ACTION with the name called and the server's tools, closest to it first; 'sdk', the SDK's
+ * own answer (SDK 1.32: `MCP error -32602: Tool NAME not found`).
+ */
+export type UnknownToolAnswer = 'envelope' | 'sdk';
+
+/** The options of heal(server, options). */
+export interface HealOptions {
+  /** How a call to a tool the server does not have is answered (default 'envelope'). */
+  unknownTool?: UnknownToolAnswer;
+}
+
 /** The stdio gate's verdict on one line a client sent (abi/ABI.md, "The stdio gate"). */
 export type GateVerdict =
   | { verdict: 'pass' }
@@ -221,6 +238,8 @@ export class Toolerr {
   simpleError(message: string, code?: string): Promise<CallToolResult>;
   required(field: string): Promise<CallToolResult>;
   internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+  /** UNKNOWN_ACTION for a call to tool, which does not exist: tools are the server's, in its order (listed closest to tool first, at most 20). */
+  unknownTool(tool: string, tools: readonly string[]): Promise<CallToolResult>;
   rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
   serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
   formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
@@ -232,7 +251,7 @@ export class Toolerr {
   wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
   throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
   /** Makes an McpServer answer through this module (see heal()); returns server. */
-  heal<S extends HealableServer>(server: S): S;
+  heal<S extends HealableServer>(server: S, options?: HealOptions): S;
   /** The stdio gate's verdict on one line a client sent: its bytes (a string is sent as UTF-8), without the line feed. */
   gate(line: Uint8Array | string): Promise<GateVerdict>;
   /** The stdio gate's <validation_error> for a tool's arguments of size bytes, too large to check beside their schema. */
@@ -245,11 +264,13 @@ export class Toolerr {
 export const ABI_MAJOR: 1;
 /** The @modelcontextprotocol/sdk versions whose McpServer heal() supports. */
 export const SUPPORTED_SDK: '>=1.24.0 <2';
+/** The values of heal()'s unknownTool option, the default first. */
+export const UNKNOWN_TOOL_ANSWERS: readonly ['envelope', 'sdk'];
 /** How much of a line over the request limit the stdio gate reads: its first 64 KiB. */
 export const GATE_HEAD_BYTES: 65536;
 
-/** Loads a module (by default the bundled copy), checking its sha256 and ABI major. */
-export function load(options?: { wasm?: Uint8Array; sha256?: string }): Promise<Toolerr>;
+/** Loads a module (by default the bundled copy), checking its sha256 and ABI major; memoryMaxPages and callTimeoutMs are the host policy's limits. */
+export function load(options?: { wasm?: Uint8Array; sha256?: string; memoryMaxPages?: number; callTimeoutMs?: number }): Promise<Toolerr>;
 /** The shared Toolerr behind the module-level functions. */
 export function defaultToolerr(): Promise<Toolerr>;
 
@@ -260,6 +281,8 @@ export function error(code: string, message: string): ToolErrorBuilder;
 export function simpleError(message: string, code?: string): Promise<CallToolResult>;
 export function required(field: string): Promise<CallToolResult>;
 export function internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+/** UNKNOWN_ACTION for a call to tool, which does not exist: tools are the server's, in its order (listed closest to tool first, at most 20). */
+export function unknownTool(tool: string, tools: readonly string[]): Promise<CallToolResult>;
 export function rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
 export function serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
 export function formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
@@ -279,11 +302,14 @@ export function resultText(result: object | null | undefined): string;
 /**
  * Makes an McpServer answer with toolerr's envelopes: arguments its zod
  * schema refuses become a <validation_error>, a thrown tool error reaches the
- * client intact, any other throw becomes INTERNAL_ERROR naming the tool;
- * tools registered before or after are covered. Returns server; throws a
- * TypeError, changing nothing, for anything but a supported McpServer.
+ * client intact, any other throw becomes INTERNAL_ERROR naming the tool, a
+ * call to a tool the server does not have becomes UNKNOWN_ACTION (unless
+ * options.unknownTool is 'sdk'); tools registered before or after are
+ * covered. The shared module starts loading at once, in the background.
+ * Returns server; throws a TypeError, changing nothing, for anything but a
+ * supported McpServer or for an option heal() does not know.
  */
-export function heal<S extends HealableServer>(server: S): S;
+export function heal<S extends HealableServer>(server: S, options?: HealOptions): S;
 /** The stdio gate's verdict on one line a client sent: its bytes (a string is sent as UTF-8), without the line feed. */
 export function gate(line: Uint8Array | string): Promise<GateVerdict>;
 /** The stdio gate's <validation_error> for a tool's arguments of size bytes, too large to check beside their schema. */

@@ -99,6 +99,9 @@ async function load(options = {}) {
     if (typeof callTimeoutMs !== 'number' || !(callTimeoutMs >= 0) || callTimeoutMs > 2 ** 31 - 1) {
         throw new Error(`toolerr: options.callTimeoutMs must be a number of milliseconds from 0 to 2147483647, got ${callTimeoutMs}`);
     }
+    // Extism (and node:wasi) load while the module is read and compiled; a failure here is the
+    // first plugin's to report.
+    loadExtism().catch(() => { });
     let wasm = options.wasm;
     let expected = options.sha256;
     if (wasm === undefined) {
@@ -372,6 +375,14 @@ class Toolerr {
     internalError(message, { tool, action } = {}) {
         return this.#rendered('internal_error', defined({ message, tool, action }));
     }
+    /**
+     * unknownTool renders UNKNOWN_ACTION for a call to a tool that does not
+     * exist: tool is the name called, tools the server's tools in its order.
+     * The module lists them closest to tool first, at most 20.
+     */
+    unknownTool(tool, tools) {
+        return this.#rendered('unknown_tool', { tool, tools });
+    }
     /** rateLimited renders RATE_LIMITED: {max, windowSeconds, retryAfter, key?}. */
     rateLimited({ max, windowSeconds, retryAfter, key } = {}) {
         return this.#rendered('rate_limited', defined({ max, windowSeconds, retryAfter, key }));
@@ -488,12 +499,16 @@ class Toolerr {
     /**
      * heal makes an McpServer of @modelcontextprotocol/sdk (>=1.24.0 <2)
      * answer through this module: arguments its zod schema refuses become a
-     * <validation_error>, and every tool handler, registered before or after,
-     * runs as if wrap()ped. It returns server, and throws, changing nothing,
-     * when server is not such an McpServer.
+     * <validation_error>, every tool handler, registered before or after,
+     * runs as if wrap()ped, and a call to a tool the server does not have
+     * gets UNKNOWN_ACTION (options.unknownTool: 'sdk' keeps the SDK's answer).
+     * This module is warmed in the background (one call of each kind a
+     * failure makes, once). It returns server, and throws, changing nothing,
+     * when server is not such an McpServer or an option is not one heal()
+     * knows.
      */
-    heal(server) {
-        return (0, heal_js_1.healServer)(server, () => this);
+    heal(server, options = {}) {
+        return (0, heal_js_1.healServer)(server, () => this, options);
     }
     async #failureResult(tool, failure) {
         if (failure instanceof builder_js_1.ToolErrorBuilder || failure?.[RENDERED] === true) {

@@ -4,12 +4,13 @@
 /**
  * A call into toolerr.wasm failed. `code` is the ABI code: INVALID_REQUEST,
  * REQUEST_TOO_LARGE or INTERNAL from the module, TRAP from this binding when
- * the module itself failed (the plugin is then replaced). The message comes
- * from the module and names the field at fault.
+ * the module itself failed (the plugin is then replaced) or could not be
+ * loaded (then `cause` is why). The message comes from the module and names
+ * the field at fault.
  */
 export class ToolerrError extends Error {
-  constructor(code, message) {
-    super(message);
+  constructor(code, message, options) {
+    super(message, options);
     this.name = 'ToolerrError';
     this.code = code;
   }

@@ -12,7 +12,7 @@ export { ABI_MAJOR, Toolerr, load } from './toolerr.js';
 export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
-export { SUPPORTED_SDK } from './heal.js';
+export { SUPPORTED_SDK, UNKNOWN_TOOL_ANSWERS } from './heal.js';
 export { GATE_HEAD_BYTES } from './stdio.js';
 export { resultText } from './result.js';
 
@@ -29,6 +29,8 @@ export const simpleError = sharedRendered('simpleError');
 export const required = sharedRendered('required');
 /** internalError renders INTERNAL_ERROR, prefixed [tool/action]. */
 export const internalError = sharedRendered('internalError');
+/** unknownTool renders UNKNOWN_ACTION for a call to a tool that does not exist, listing the server's tools closest first. */
+export const unknownTool = sharedRendered('unknownTool');
 /** rateLimited renders RATE_LIMITED. */
 export const rateLimited = sharedRendered('rateLimited');
 /** serverBusy renders SERVER_BUSY. */
@@ -88,10 +90,13 @@ export function wrap(tool, handler) {
  * with toolerr's envelopes, in one line: `heal(new McpServer(info))`.
  * Arguments a tool's zod schema refuses become a <validation_error>; a
  * thrown tool error reaches the client intact and any other throw becomes
- * INTERNAL_ERROR, for tools registered before or after. The shared module is
- * loaded on the first failure, not here. Returns server; throws, changing
- * nothing, when server is not such an McpServer.
+ * INTERNAL_ERROR, for tools registered before or after; a call to a tool the
+ * server does not have (or has disabled) becomes UNKNOWN_ACTION listing its
+ * tools, unless options.unknownTool is 'sdk' (the SDK's own answer). The
+ * shared module starts loading here, in the background: heal() returns at
+ * once. Returns server; throws, changing nothing, when server is not such an
+ * McpServer or an option is not one heal() knows.
  */
-export function heal(server) {
-  return healServer(server, defaultToolerr);
+export function heal(server, options = {}) {
+  return healServer(server, defaultToolerr, options);
 }

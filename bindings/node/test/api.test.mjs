@@ -89,6 +89,48 @@ test('simpleError, required, internalError, rateLimited and serverBusy', async (
     '<message>Tool "search" is at capacity (4 active, 2 queued). Retry after a short delay.</message>'));
 });
 
+test('unknownTool renders UNKNOWN_ACTION: the name called, the tools closest to it first', async () => {
+  const tools = ['billing.list_invoices', 'billing.pay_invoice', 'billing.get_invoice', 'billing.void_invoice'];
+  const result = await toolerr.unknownTool('get_invoice', tools);
+  assert.deepEqual(result, { content: [{ type: 'text', text: `<tool_error code="UNKNOWN_ACTION">
+<message>The tool "get_invoice" does not exist.</message>
+<available_actions>billing.get_invoice, billing.pay_invoice, billing.list_invoices, billing.void_invoice</available_actions>
+<recovery>Choose a valid action from available_actions and call the tool again.</recovery>
+</tool_error>` }], isError: true });
+  assert.deepEqual(tools, ['billing.list_invoices', 'billing.pay_invoice', 'billing.get_invoice', 'billing.void_invoice'], 'the caller\'s array is left as it was');
+  // A client reads it back: the code, and the actions in the order the module put them.
+  const envelope = await toolerr.parse(result);
+  assert.deepEqual([envelope.code, envelope.availableActions], ['UNKNOWN_ACTION', ['billing.get_invoice', 'billing.pay_invoice', 'billing.list_invoices', 'billing.void_invoice']]);
+  const thrown = await toolerr.throwOnError(result).then(() => null, (e) => e);
+  assert.ok(thrown instanceof ClientError);
+  assert.deepEqual([thrown.code, thrown.message], ['UNKNOWN_ACTION', 'The tool "get_invoice" does not exist.']);
+  // A server without tools lists none; the Toolerr method is the same export.
+  const t = await load();
+  try {
+    assert.equal(text(await t.unknownTool('anything', [])), `<tool_error code="UNKNOWN_ACTION">
+<message>The tool "anything" does not exist.</message>
+<available_actions></available_actions>
+<recovery>Choose a valid action from available_actions and call the tool again.</recovery>
+</tool_error>`);
+    assert.deepEqual(await t.unknownTool('get_invoice', tools), result);
+  } finally {
+    await t.close();
+  }
+  // What the module refuses is a ToolerrError naming the field, as for every renderer.
+  for (const [tools2, message] of [
+    ['a,b', 'unknown_tool: "tools" must be an array of strings, got string'],
+    [['a', 5], 'unknown_tool: "tools[1]" must be a string, got number'],
+    [undefined, 'unknown_tool: "tools" is undefined, which JSON cannot carry'],
+  ]) {
+    // @ts-ignore: plain JavaScript can send these
+    const err = await toolerr.unknownTool('x', tools2).then(() => null, (e) => e);
+    assert.ok(err instanceof ToolerrError, String(err));
+    assert.deepEqual([err.code, err.message], ['INVALID_REQUEST', message]);
+  }
+  // Thrown from a wrapped handler, the rendered result reaches the client intact.
+  assert.deepEqual(await wrap('t', async () => { throw toolerr.unknownTool('x', ['a']); })(), await toolerr.unknownTool('x', ['a']));
+});
+
 test('escape, describe', async () => {
   assert.equal(await toolerr.escape('a<b & "c"'), 'a&lt;b &amp; "c"');
   assert.equal(await toolerr.escape('a<b & "c"', 'attribute'), 'a&lt;b &amp; &quot;c&quot;');

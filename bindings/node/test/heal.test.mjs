@@ -16,7 +16,8 @@ import { z as z4 } from 'zod/v4';
 import * as z4mini from 'zod/v4-mini';
 
 import {
-  SUPPORTED_SDK, error, formatValidation, heal, internalError, load, required, toolError,
+  ClientError, SUPPORTED_SDK, UNKNOWN_TOOL_ANSWERS, error, formatValidation, heal, internalError, load, parse, required,
+  throwOnError, toolError, unknownTool,
 } from '../src/index.js';
 
 const INVOICE_ID = /^inv_[0-9]{3}$/;
@@ -199,16 +200,197 @@ test('a warning rides isError: false, returned or thrown', async (t) => {
   assert.deepEqual(await call(client, 'throws.warning', {}), warning);
 });
 
-test('an unknown or disabled tool is answered by the SDK as without heal()', async (t) => {
+const UNKNOWN_RECOVERY = '<recovery>Choose a valid action from available_actions and call the tool again.</recovery>';
+
+/** listed is the names the server's tools/list shows the client now, in its order. */
+async function listed(client) {
+  return (await client.listTools()).tools.map((tool) => tool.name);
+}
+
+/** unknownAnswer checks that calling name is the module's UNKNOWN_ACTION for the tools the client is shown now, and returns its actions. */
+async function unknownAnswer(client, name, args = {}) {
+  const result = await call(client, name, args);
+  const tools = await listed(client);
+  assert.deepEqual(result, await unknownTool(name, tools), name);
+  const envelope = await parse(result);
+  assert.equal(envelope.code, 'UNKNOWN_ACTION');
+  assert.deepEqual([...envelope.availableActions].sort(), [...tools].sort(), 'the actions are the tools tools/list shows');
+  return envelope.availableActions;
+}
+
+test('a call to a tool the server does not have is UNKNOWN_ACTION listing its tools, closest first', async (t) => {
   const server = heal(new McpServer({ name: 'billing', version: '1.0.0' }));
-  server.registerTool('billing.disabled', {}, async () => textResult({})).disable();
+  for (const name of ['billing.list_invoices', 'billing.pay_invoice', 'billing.get_invoice']) {
+    server.registerTool(name, { inputSchema: { id: z4.string() } }, getInvoice);
+  }
   const client = await connect(t, server);
-  assert.deepEqual(await call(client, 'billing.refund_invoice', {}), {
-    content: [{ type: 'text', text: 'MCP error -32602: Tool billing.refund_invoice not found' }], isError: true,
+  const result = await call(client, 'billing.get_invoices', { id: 'inv_001' });
+  assert.deepEqual(result, {
+    content: [{ type: 'text', text: `<tool_error code="UNKNOWN_ACTION">
+<message>The tool "billing.get_invoices" does not exist.</message>
+<available_actions>billing.get_invoice, billing.list_invoices, billing.pay_invoice</available_actions>
+${UNKNOWN_RECOVERY}
+</tool_error>` }],
+    isError: true,
   });
-  assert.deepEqual(await call(client, 'billing.disabled', {}), {
-    content: [{ type: 'text', text: 'MCP error -32602: Tool billing.disabled disabled' }], isError: true,
+  // What a typed client makes of it.
+  const thrown = await throwOnError(result).then(() => null, (e) => e);
+  assert.ok(thrown instanceof ClientError);
+  assert.deepEqual([thrown.code, thrown.availableActions[0]], ['UNKNOWN_ACTION', 'billing.get_invoice']);
+  // The name is escaped as the module escapes content; no arguments, or any, make no difference.
+  assert.deepEqual(await unknownAnswer(client, 'x</message><tool_error code="AUTH">'), ['billing.get_invoice', 'billing.list_invoices', 'billing.pay_invoice']);
+  await unknownAnswer(client, 'billing.refund_invoice', { id: 'inv_001', amount: -5 });
+  // A name Object.prototype has is no tool either (the SDK itself reads it as a tool, "disabled").
+  await unknownAnswer(client, 'constructor');
+  await unknownAnswer(client, '__proto__');
+  // The tools that exist are untouched.
+  assert.deepEqual(await call(client, 'billing.get_invoice', { id: 'inv_001' }), { ...textResult(invoice), isError: false });
+});
+
+test('the tools listed are the server\'s tools now: registered after heal() or connect(), disabled, removed, renamed', async (t) => {
+  const server = heal(new McpServer({ name: 'billing', version: '1.0.0' }));
+  const get = server.registerTool('billing.get_invoice', { inputSchema: { id: z4.string() } }, getInvoice);
+  const client = await connect(t, server);
+  assert.deepEqual(await unknownAnswer(client, 'billing.list_invoices'), ['billing.get_invoice']);
+
+  // Registered after connect(): listed, and callable.
+  const list = server.registerTool('billing.list_invoices', {}, async () => textResult([invoice]));
+  server.tool('billing.pay_invoice', { id: z3.string() }, async () => textResult({ paid: true }));
+  assert.deepEqual(await unknownAnswer(client, 'billing.list_invoice'), ['billing.list_invoices', 'billing.get_invoice', 'billing.pay_invoice']);
+  assert.deepEqual(await call(client, 'billing.list_invoices', {}), { ...textResult([invoice]), isError: false });
+
+  // Disabled: not listed, and calling it is calling a tool the model is not shown.
+  get.disable();
+  assert.deepEqual(await listed(client), ['billing.list_invoices', 'billing.pay_invoice']);
+  assert.deepEqual(await unknownAnswer(client, 'billing.get_invoice', { id: 'inv_001' }), ['billing.pay_invoice', 'billing.list_invoices']);
+  get.enable();
+  assert.deepEqual(await call(client, 'billing.get_invoice', { id: 'inv_001' }), { ...textResult(invoice), isError: false });
+
+  // Renamed: the old name is gone, the new one answers.
+  list.update({ name: 'billing.search_invoices' });
+  await unknownAnswer(client, 'billing.list_invoices');
+  assert.deepEqual(await call(client, 'billing.search_invoices', {}), { ...textResult([invoice]), isError: false });
+
+  // Removed: gone from the list and from the actions.
+  get.remove();
+  server._registeredTools['billing.pay_invoice'].remove();
+  assert.deepEqual(await listed(client), ['billing.search_invoices']);
+  assert.deepEqual(await call(client, 'billing.get_invoice', { id: 'inv_001' }), {
+    content: [{ type: 'text', text: `<tool_error code="UNKNOWN_ACTION">
+<message>The tool "billing.get_invoice" does not exist.</message>
+<available_actions>billing.search_invoices</available_actions>
+${UNKNOWN_RECOVERY}
+</tool_error>` }],
+    isError: true,
   });
+});
+
+test('tools registered before heal(), or a tools capability declared up front, get UNKNOWN_ACTION too', async (t) => {
+  const before = new McpServer({ name: 'billing', version: '1.0.0' });
+  before.registerTool('billing.get_invoice', { inputSchema: { id: z4.string() } }, getInvoice);
+  heal(before); // the SDK's tools/call handler exists already
+  const client = await connect(t, before);
+  assert.deepEqual(await unknownAnswer(client, 'billing.void_invoice'), ['billing.get_invoice']);
+  assert.deepEqual(await call(client, 'billing.get_invoice', { id: 'inv_001' }), { ...textResult(invoice), isError: false });
+
+  // SDK 1.32 installs the handlers in the constructor when the tools capability is declared.
+  const declared = heal(new McpServer({ name: 'billing', version: '1.0.0' }, { capabilities: { tools: {} } }));
+  const declaredClient = await connect(t, declared);
+  assert.deepEqual(await unknownAnswer(declaredClient, 'billing.get_invoice'), []);
+  declared.registerTool('billing.get_invoice', { inputSchema: { id: z4.string() } }, getInvoice);
+  assert.deepEqual(await call(declaredClient, 'billing.get_invoice', { id: 'inv_001' }), { ...textResult(invoice), isError: false });
+});
+
+test("heal(server, { unknownTool: 'sdk' }) keeps the SDK's answer to an unknown or disabled tool, as without heal()", async (t) => {
+  const answers = [];
+  for (const healIt of [(s) => heal(s, { unknownTool: 'sdk' }), (s) => s]) {
+    const server = healIt(new McpServer({ name: 'billing', version: '1.0.0' }));
+    server.registerTool('billing.disabled', {}, async () => textResult({})).disable();
+    const client = await connect(t, server);
+    assert.deepEqual(await call(client, 'billing.refund_invoice', {}), {
+      content: [{ type: 'text', text: 'MCP error -32602: Tool billing.refund_invoice not found' }], isError: true,
+    });
+    assert.deepEqual(await call(client, 'billing.disabled', {}), {
+      content: [{ type: 'text', text: 'MCP error -32602: Tool billing.disabled disabled' }], isError: true,
+    });
+    answers.push(await call(client, 'constructor', {}));
+  }
+  assert.deepEqual(answers[0], answers[1]);
+});
+
+test('the unknownTool option: its values, a wrong one refused changing nothing, the last heal() deciding', async (t) => {
+  assert.deepEqual(UNKNOWN_TOOL_ANSWERS, ['envelope', 'sdk']);
+  const server = new McpServer({ name: 'billing', version: '1.0.0' });
+  for (const [options, message] of [
+    [{ unknownTool: 'protocol-error' }, /^toolerr: heal\(\) option unknownTool must be 'envelope' or 'sdk', got "protocol-error"$/],
+    [{ unknownTool: true }, /^toolerr: heal\(\) option unknownTool must be 'envelope' or 'sdk', got boolean$/],
+    [{ unknownTools: 'sdk' }, /^toolerr: heal\(\) has no option "unknownTools" \(it has unknownTool\)$/],
+    ['sdk', /^toolerr: heal\(\) options must be an object, got string$/],
+  ]) {
+    assert.throws(() => heal(server, options), (err) => err instanceof TypeError && message.test(err.message), JSON.stringify(options));
+  }
+  assert.deepEqual(Object.getOwnPropertyNames(server).filter((name) => ['validateToolInput', 'executeToolHandler', 'setToolRequestHandlers'].includes(name)), []);
+  assert.equal(Object.getOwnPropertySymbols(server).length, 0);
+
+  heal(server, { unknownTool: 'sdk' });
+  server.registerTool('billing.get_invoice', { inputSchema: { id: z4.string() } }, getInvoice);
+  const client = await connect(t, server);
+  const sdkAnswer = { content: [{ type: 'text', text: 'MCP error -32602: Tool billing.void_invoice not found' }], isError: true };
+  assert.deepEqual(await call(client, 'billing.void_invoice', {}), sdkAnswer);
+  heal(server); // the default again
+  assert.deepEqual(await unknownAnswer(client, 'billing.void_invoice'), ['billing.get_invoice']);
+  heal(server, { unknownTool: 'sdk' });
+  assert.deepEqual(await call(client, 'billing.void_invoice', {}), sdkAnswer);
+  heal(server, { unknownTool: 'envelope' });
+  assert.deepEqual(await unknownAnswer(client, 'billing.void_invoice'), ['billing.get_invoice']);
+});
+
+test('what the server sends for successes and tools/list is byte for byte what it sends without heal()', async (t) => {
+  const build = (server) => {
+    server.registerTool('billing.get_invoice', { description: 'One invoice', inputSchema: { id: z4.string().regex(INVOICE_ID) } }, getInvoice);
+    server.registerTool('billing.summary', {
+      inputSchema: { id: z3.string() }, outputSchema: { total: z3.number(), currency: z3.string() }, annotations: { readOnlyHint: true },
+    }, async ({ id }) => ({ content: [{ type: 'text', text: id }], structuredContent: { total: 120.5, currency: 'EUR' }, _meta: { source: 'ledger' } }));
+    server.registerTool('billing.own_error', {}, async () => ({ content: [{ type: 'text', text: 'handled here' }], isError: true }));
+    server.registerTool('billing.later', {}, async () => textResult({})).disable();
+    return server;
+  };
+  const sessions = [];
+  for (const healed of [true, false]) {
+    const server = build(new McpServer({ name: 'billing', version: '1.0.0' }));
+    if (healed) heal(server);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const sent = [];
+    await server.connect(serverSide);
+    const send = serverSide.send.bind(serverSide);
+    serverSide.send = (message, options) => {
+      sent.push(JSON.stringify(message));
+      return send(message, options);
+    };
+    const client = new Client({ name: 'heal-test', version: '0.0.0' });
+    await client.connect(clientSide);
+    t.after(() => client.close());
+    await client.listTools();
+    await client.callTool({ name: 'billing.get_invoice', arguments: { id: 'inv_001' } });
+    await client.callTool({ name: 'billing.summary', arguments: { id: 'inv_001' } });
+    await client.callTool({ name: 'billing.own_error', arguments: {} });
+    server._registeredTools['billing.later'].enable(); // a list_changed notification, then the list again
+    await client.listTools();
+    await client.callTool({ name: 'billing.later', arguments: {} });
+    const successes = sent.length;
+    await client.callTool({ name: 'billing.get_invoice', arguments: { id: 'INV-1' } }); // a failure: heal's to change
+    await client.callTool({ name: 'billing.void_invoice', arguments: {} });
+    sessions.push({ sent, successes });
+  }
+  const [healed, plain] = sessions;
+  assert.equal(healed.successes, plain.successes);
+  assert.ok(healed.successes >= 7, `${healed.successes} messages`);
+  assert.deepEqual(healed.sent.slice(0, healed.successes), plain.sent.slice(0, plain.successes));
+  // The two failures are what heal changes: the recording sees them.
+  assert.equal(healed.sent.length, healed.successes + 2);
+  for (let i = healed.successes; i < healed.sent.length; i++) assert.notEqual(healed.sent[i], plain.sent[i]);
+  assert.match(healed.sent.at(-1), /UNKNOWN_ACTION/);
+  assert.match(plain.sent.at(-1), /MCP error -32602: Tool billing\.void_invoice not found/);
 });
 
 test('tools registered before heal(), with tool(), renamed or given a new callback are covered', async (t) => {
@@ -240,21 +422,38 @@ test('tools registered before heal(), with tool(), renamed or given a new callba
   assert.deepEqual(await call(client, 'new.name', {}), await internalError('renamed', { tool: 'new.name' }));
 });
 
-test('heal() twice changes nothing more, and Toolerr#heal renders through that module', async (t) => {
+test('heal() twice hooks nothing more, and Toolerr#heal renders through that module, warmed once', async (t) => {
   const toolerr = await load();
   t.after(() => toolerr.close());
+  // Every export the server's module is asked for, with the action or tool it names.
+  const calls = [];
+  const call0 = toolerr.call.bind(toolerr);
+  toolerr.call = (exportName, request) => {
+    calls.push(`${exportName} ${request?.action ?? request?.tool ?? ''}`);
+    return call0(exportName, request);
+  };
   const server = new McpServer({ name: 'billing', version: '1.0.0' });
-  assert.equal(toolerr.heal(server), server);
-  const validate = server.validateToolInput;
   assert.equal(heal(server), server);
+  const validate = server.validateToolInput;
+  assert.equal(toolerr.heal(server), server); // the last heal's module renders
   assert.equal(server.validateToolInput, validate);
   server.registerTool('billing.get_invoice', { inputSchema: { id: z4.string().regex(INVOICE_ID) } }, getInvoice);
   server.registerTool('billing.export_invoices', {}, async () => {
     throw new Error('exporter backend unavailable');
   });
   const client = await connect(t, server);
+  // heal() warms the module in the background: one call of each kind a failure makes.
+  const warmUp = ['format_validation toolerr.warm_up', 'internal_error toolerr.warm_up', 'unknown_tool toolerr.warm_up'];
+  for (const started = Date.now(); calls.length < warmUp.length && Date.now() - started < 10000;) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.deepEqual(calls, warmUp);
   assert.deepEqual(await call(client, 'billing.get_invoice', { id: 'INV-1' }), await expectedValidation('billing.get_invoice', z4.object({ id: z4.string().regex(INVOICE_ID) }), { id: 'INV-1' }));
   assert.deepEqual(await call(client, 'billing.export_invoices', {}), await internalError('exporter backend unavailable', { tool: 'billing.export_invoices' }));
+  await unknownAnswer(client, 'billing.void_invoice');
+  toolerr.heal(new McpServer({ name: 'other', version: '1.0.0' })); // the same module is not warmed twice
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(calls, [...warmUp, 'format_validation billing.get_invoice', 'internal_error billing.export_invoices', 'unknown_tool billing.void_invoice']);
 });
 
 test('what the SDK refuses for another reason keeps the SDK answer (maxToolInputElements, SDK 1.32)', async (t) => {
@@ -296,7 +495,8 @@ test('heal() refuses, clearly and changing nothing, what is not a supported McpS
   }
   const older = new McpServer();
   assert.throws(() => heal(older), (err) => supported.test(err.message)
-    && err.message.endsWith('got an instance of McpServer without validateToolInput(3 arguments), executeToolHandler(3 arguments)'));
+    && err.message.endsWith('got an instance of McpServer without validateToolInput(3 arguments), executeToolHandler(3 arguments), '
+      + 'setToolRequestHandlers(0 arguments), server._requestHandlers'));
   assert.deepEqual(Object.getOwnPropertyNames(older), ['_registeredTools']);
   assert.equal(Object.getOwnPropertySymbols(older).length, 0);
 });

@@ -5,7 +5,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import {
   load, toolError, error, wrap, parse, throwOnError, ClientError, ToolerrError, contractLock, contractDiff, validate, heal, resultText,
-  gate, gatedStdin, argumentsTooLarge, type GateVerdict,
+  gate, gatedStdin, argumentsTooLarge, type GateVerdict, unknownTool, UNKNOWN_TOOL_ANSWERS, type HealOptions, type UnknownToolAnswer,
   type CallToolResult, type Envelope, type ValidateResult, type Lockfile, type ContractDiff, type Contract,
 } from 'toolerr';
 
@@ -53,6 +53,26 @@ export async function usage(): Promise<void> {
   void same;
   // @ts-expect-error heal takes an McpServer
   heal({ name: 'not a server' });
+  // Unknown tools: UNKNOWN_ACTION by default, or the SDK's own answer.
+  const keepSdk: HealOptions = { unknownTool: 'sdk' };
+  const sdkServer: McpServer = heal(new McpServer({ name: 'b', version: '1' }), keepSdk);
+  t.heal(sdkServer, { unknownTool: 'envelope' });
+  const answers: readonly UnknownToolAnswer[] = UNKNOWN_TOOL_ANSWERS;
+  void answers;
+  // @ts-expect-error unknownTool is 'envelope' or 'sdk'
+  heal(server, { unknownTool: 'protocol-error' });
+  // @ts-expect-error heal has no such option
+  heal(server, { unknownTools: 'sdk' });
+  const unknown: CallToolResult = await unknownTool('billing.get_invoices', ['billing.get_invoice']);
+  const ownUnknown: CallToolResult = await t.unknownTool('x', Object.freeze(['a', 'b']));
+  void unknown;
+  void ownUnknown;
+  // @ts-expect-error tools are the server's tool names
+  await unknownTool('x', 'a,b');
+  // The load options of the host policy; a ToolerrError may have a cause.
+  await (await load({ memoryMaxPages: 4096, callTimeoutMs: 5000 })).close();
+  const trap = new ToolerrError('TRAP', 'toolerr: the module could not be loaded: x', { cause: new Error('x') });
+  void trap.cause;
   // The stdio gate: a verdict per line, and the stdin the SDK's transport takes.
   const verdict: GateVerdict = await gate(new Uint8Array([123, 125]));
   if (verdict.verdict === 'answer') verdict.response.length;
