@@ -67,9 +67,38 @@ func (h *Host) Validate(ctx context.Context, req abi.ValidateRequest) (*abi.Call
 	if len(bytes.TrimSpace(req.Args)) == 0 {
 		req.Args = json.RawMessage(`{}`)
 	}
-	var resp abi.ValidateResponse
-	if err := h.callJSON(ctx, "validate", req, &resp); err != nil {
+	// The request is written as it is (schema and args are JSON already),
+	// not through encoding/json, which would re-read and re-write both on
+	// every call: this is the check a healed server makes of each call.
+	for _, part := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"schema", req.Schema}, {"args", req.Args}} {
+		if !json.Valid(part.raw) {
+			return nil, abi.Errorf(abi.CodeInvalidRequest, "validate: %q is not one JSON value", part.name)
+		}
+	}
+	action, _ := json.Marshal(req.Action) // a string always marshals
+	body := make([]byte, 0, len(action)+len(req.Schema)+len(req.Args)+40)
+	body = append(append(append(body, `{"action":`...), action...), `,"schema":`...)
+	body = append(append(append(body, req.Schema...), `,"args":`...), req.Args...)
+	if req.Contract != nil {
+		contract, err := json.Marshal(req.Contract)
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeInvalidRequest, "validate: contract: %v", err)
+		}
+		body = append(append(body, `,"contract":`...), contract...)
+	}
+	out, err := h.Call(ctx, "validate", append(body, '}'))
+	if err != nil {
 		return nil, err
+	}
+	if string(out) == `{"valid":true}` { // the everyday answer, read without decoding
+		return nil, nil
+	}
+	var resp abi.ValidateResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return nil, abi.Errorf(abi.CodeInternal, "validate: undecodable response: %v", err)
 	}
 	if resp.Valid {
 		return nil, nil
@@ -173,21 +202,26 @@ func (h *Host) ParseResult(ctx context.Context, result *abi.CallToolResult) (*ab
 // stdio gate"). A line over the request limit is sent as its length and
 // its first abi.GateHeadBytes bytes, as the ABI asks.
 func (h *Host) Gate(ctx context.Context, line []byte) (*abi.GateResponse, error) {
-	return h.gateHead(ctx, len(line), line)
+	return h.GateHead(ctx, len(line), line)
 }
 
-// gateHead is Gate on a line of total bytes of which head holds the first
-// (all of them, or at least abi.GateHeadBytes when the line is over the
-// limit).
-func (h *Host) gateHead(ctx context.Context, total int, head []byte) (*abi.GateResponse, error) {
+// GateHead is Gate on a line of size bytes of which head holds the first:
+// all of them, or, for a line a transport would not keep whole (over the
+// request limit, or over a limit of its own), at least abi.GateHeadBytes
+// of them or as many as it kept. Such a line goes to the gate as its size
+// and its head, as the ABI asks.
+func (h *Host) GateHead(ctx context.Context, size int, head []byte) (*abi.GateResponse, error) {
 	request := head
-	if total > abi.MaxRequestBytes {
-		request = strconv.AppendInt(make([]byte, 0, 24+abi.GateHeadBytes), int64(total), 10)
-		request = append(append(request, '\n'), head[:min(len(head), abi.GateHeadBytes)]...)
+	if size > len(head) || size > abi.MaxRequestBytes {
+		request = strconv.AppendInt(make([]byte, 0, 24+min(len(head), abi.GateHeadBytes)), int64(size), 10)
+		request = append(append(request, '\n'), head[:min(len(head), abi.GateHeadBytes, size-1)]...)
 	}
 	out, err := h.Call(ctx, "gate", request)
 	if err != nil {
 		return nil, err
+	}
+	if string(out) == `{"verdict":"pass"}` { // most lines, read without decoding
+		return &abi.GateResponse{Verdict: abi.GatePass}, nil
 	}
 	var resp abi.GateResponse
 	if err := json.Unmarshal(out, &resp); err != nil {

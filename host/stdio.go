@@ -112,7 +112,7 @@ func (r *gatedReader) Read(p []byte) (int, error) {
 // judge applies the gate to one line (its first bytes, of total) and
 // returns what the SDK reads of it, with its line feed (nil for none).
 func (r *gatedReader) judge(line []byte, total int) []byte {
-	v, err := r.h.gateHead(context.Background(), total, line)
+	v, err := r.h.GateHead(context.Background(), total, line)
 	if err != nil {
 		fmt.Fprintf(r.log, "toolerr: ignored a line of %d bytes from the client: the gate failed: %v\n", total, err)
 		return nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,37 +64,8 @@ func (r *Relay) fromClient(ctx context.Context, msg []byte, size int) {
 // gate applies the module's stdio gate to one message; a message the
 // transport cut is sent as its size and head, as the gate asks.
 func (r *Relay) gate(ctx context.Context, msg []byte, size int) (*abi.GateResponse, error) {
-	if size == len(msg) {
-		if len(msg) > abi.MaxRequestBytes {
-			return r.h.Gate(ctx, msg)
-		}
-		out, err := r.h.Call(ctx, "gate", msg)
-		if err != nil {
-			return nil, err
-		}
-		if string(out) == `{"verdict":"pass"}` { // most lines, read without decoding
-			return &passVerdict, nil
-		}
-		var resp abi.GateResponse
-		if err := json.Unmarshal(out, &resp); err != nil {
-			return nil, err
-		}
-		return &resp, nil
-	}
-	head := msg[:min(len(msg), abi.GateHeadBytes, size-1)]
-	req := strconv.AppendInt(make([]byte, 0, len(head)+24), int64(size), 10)
-	out, err := r.h.Call(ctx, "gate", append(append(req, '\n'), head...))
-	if err != nil {
-		return nil, err
-	}
-	var resp abi.GateResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
-		return nil, err
-	}
-	return &resp, nil
+	return r.h.GateHead(ctx, size, msg)
 }
-
-var passVerdict = abi.GateResponse{Verdict: abi.GatePass}
 
 // answeredByGate writes the gate's answer and remembers its id: the
 // client's cancellation of it is not forwarded.

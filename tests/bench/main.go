@@ -63,9 +63,17 @@ func main() {
 	bindings := flag.String("bindings", "node,python,rust,java", "bindings to measure")
 	modulesOnly := flag.Bool("modules-only", false, "measure only the module section and rewrite it in BENCHMARKS.md, keeping the rest")
 	proxyOnly := flag.Bool("proxy-only", false, "measure only the toolerr proxy section and rewrite it in BENCHMARKS.md, keeping the rest")
+	healOnly := flag.Bool("heal-only", false, "measure only the healing section (valid calls, healed and plain) and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
+	if *healOnly {
+		if err := rewriteSection(healHeading, healBench); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *proxyOnly {
-		if err := rewriteProxy(); err != nil {
+		if err := rewriteSection(proxyHeading, proxyBench); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -193,11 +201,16 @@ func run(benchtime string, count int, bindings []string) error {
 	if err != nil {
 		return fmt.Errorf("proxy bench: %w", err)
 	}
+	fmt.Fprintln(os.Stderr, "bench: a valid call of each language's heal-bench server, healed and plain")
+	heal, err := healBench()
+	if err != nil {
+		return fmt.Errorf("heal bench: %w", err)
+	}
 	mods, err := moduleReport()
 	if err != nil {
 		return err
 	}
-	md := report(results, colds, parallel, max(count, 1)) + proxy + mods
+	md := report(results, colds, parallel, max(count, 1)) + proxy + heal + mods
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}

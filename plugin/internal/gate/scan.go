@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // span is a byte range of the line, [start, end).
@@ -574,6 +575,9 @@ func scanNumber(b []byte, i int) (int, bool) {
 // quotes. Only names are decoded (jsonrpc, method, the tool's name, keys
 // of the first two levels); their escapes are rare, and a lone surrogate
 // or a byte that is not UTF-8 there matches no name the gate looks for.
+// A token without escapes is returned as a view of the line, not a copy
+// (most lines hold a dozen names, and every copy is an allocation in the
+// module): what decode returns lives only as long as the call on the line.
 func decode(tok []byte) string {
 	s := tok[1 : len(tok)-1]
 	plain := true
@@ -584,7 +588,7 @@ func decode(tok []byte) string {
 		}
 	}
 	if plain {
-		return string(s)
+		return unsafe.String(unsafe.SliceData(s), len(s))
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {

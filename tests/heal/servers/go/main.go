@@ -2,7 +2,9 @@
 // the MCP Go SDK's typed mcp.AddTool, each tool advertising its schema as its
 // server published it and answering "ok" to arguments that reach it. With
 // -plain it is the SDK alone (its own validation, its own texts); without,
-// h.Heal(server) adds toolerr. The heal bench (go run ./tests/heal) drives it.
+// toolerr's two lines add what the README teaches: h.Heal(server), and the
+// stdio transport behind the stdio gate. The heal bench (go run
+// ./tests/heal) and make bench drive it.
 package main
 
 import (
@@ -39,6 +41,7 @@ func main() {
 	}
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "heal-go", Version: "1.0.0"}, nil)
+	var transport mcp.Transport = &mcp.StdioTransport{}
 	if !*plain {
 		h, err := host.New(ctx, host.Options{})
 		if err != nil {
@@ -46,11 +49,12 @@ func main() {
 		}
 		defer h.Close(ctx)
 		h.Heal(server)
+		transport = h.GatedStdio()
 	}
 	for _, t := range c.Tools {
 		mcp.AddTool(server, &mcp.Tool{Name: t.Tool, InputSchema: t.InputSchema}, ok)
 	}
-	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil {
+	if err := server.Run(ctx, transport); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -7,7 +7,8 @@
 //   node tests/heal/servers/node/server.mjs --zod 3|4 [--plain] [--corpus FILE]
 //
 // --zod picks the zod API the schemas are built with (zod/v3 or zod/v4 of
-// the one zod package); --plain serves without toolerr (the SDK's own texts).
+// the one zod package); --plain serves without toolerr (the SDK's own texts);
+// healed, the server also reads its stdin through toolerr's stdio gate.
 // The packages are examples/node's, as `bash examples/node/prepare.sh`
 // installs them.
 import { createRequire } from 'node:module';
@@ -112,12 +113,16 @@ function isZodNull(schema) {
 }
 
 const server = new McpServer({ name: `heal-node-zod${zodVersion}`, version: '1.0.0' });
-if (!args.includes('--plain')) {
-  require('toolerr').heal(server);
+const plain = args.includes('--plain');
+const toolerr = plain ? null : require('toolerr');
+if (toolerr) {
+  toolerr.heal(server);
 }
 for (const tool of corpus.tools) {
   server.registerTool(tool.tool, { description: tool.tool, inputSchema: toZod(tool.inputSchema) }, async () => ({
     content: [{ type: 'text', text: 'ok' }],
   }));
 }
-await server.connect(new StdioServerTransport());
+// Healed as the binding's README teaches: heal(server), and the SDK's stdio
+// transport reading through the stdio gate.
+await server.connect(toolerr ? new StdioServerTransport(toolerr.gatedStdin()) : new StdioServerTransport());
