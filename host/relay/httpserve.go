@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolerr/toolerr/abi"
@@ -68,8 +69,11 @@ const MaxBodyBytes = abi.MaxRequestBytes + 64<<10
 const backlogMax = 4096
 
 // keepalive is how often an idle event stream gets a comment, so that
-// neither side nor anything between takes it for dead.
-var keepalive = 25 * time.Second
+// neither side nor anything between takes it for dead (a Duration; tests
+// shorten it).
+var keepalive atomic.Int64
+
+func init() { keepalive.Store(int64(25 * time.Second)) }
 
 // writeTimeout bounds one write to a client's response.
 const writeTimeout = 30 * time.Second
@@ -1019,7 +1023,7 @@ func (ex *exchange) serve(w http.ResponseWriter, req *http.Request) {
 	if ex.get && !startStream() {
 		return
 	}
-	tick := time.NewTicker(keepalive)
+	tick := time.NewTicker(time.Duration(keepalive.Load()))
 	defer tick.Stop()
 	for {
 		ex.mu.Lock()

@@ -70,6 +70,13 @@ func (r *Relay) requestLost(lost *LostError) {
 	if req.method == "tools/call" {
 		r.answerEnvelope(req.id, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
 			Suggest("Check whether the call took effect before calling again; if the server stays unreachable, tell the user."))
+		r.mu.Lock()
+		s := r.server
+		r.mu.Unlock()
+		if s != nil { // if it still runs the call, nobody waits for it
+			b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), req.id...)
+			s.Write(append(b, `,"reason":"the proxy lost the call's answer"}}`...))
+		}
 	} else {
 		r.answerError(req.id, codeInternal, "The server could not be reached, or dropped the request before answering; try again.")
 	}
