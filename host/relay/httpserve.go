@@ -341,9 +341,11 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	s.begin(req.Header)
 	defer s.end()
-	ex := &exchange{s: s, batch: batch, jsonOK: jsonOK, sseOK: sseOK, wake: make(chan struct{}, 1), keys: map[string]json.RawMessage{}}
+	ex := &exchange{s: s, batch: batch, jsonOK: jsonOK, sseOK: sseOK, wake: make(chan struct{}, 1), over: make(chan struct{}), keys: map[string]json.RawMessage{}}
 	items := s.admit(ex, msgs)
 	if !s.deliver(items) {
+		close(ex.over)
+		s.forget(ex)
 		httpError(w, http.StatusNotFound, nil, codeInvalidRequest, "Not Found: the session ended")
 		return
 	}
@@ -418,7 +420,7 @@ func (h *HTTPHandler) serveGET(w http.ResponseWriter, req *http.Request) {
 	}
 	s.begin(req.Header)
 	defer s.end()
-	ex := &exchange{s: s, get: true, sseOK: true, wake: make(chan struct{}, 1)}
+	ex := &exchange{s: s, get: true, sseOK: true, wake: make(chan struct{}, 1), over: make(chan struct{})}
 	if !s.openGET(ex) {
 		httpError(w, http.StatusNotFound, nil, codeInvalidRequest, "Not Found: the session ended")
 		return
@@ -872,13 +874,11 @@ func (s *httpSession) close(why string) {
 	close(s.done)
 	waiting := s.awaiting
 	s.awaiting = map[string]*await{}
-	exchanges := make([]*exchange, 0, len(s.posts)+1)
+	posts := make([]*exchange, 0, len(s.posts))
 	for ex := range s.posts {
-		exchanges = append(exchanges, ex)
+		posts = append(posts, ex)
 	}
-	if s.get != nil {
-		exchanges = append(exchanges, s.get)
-	}
+	get := s.get
 	s.mu.Unlock()
 	s.h.mu.Lock()
 	if s.h.sessions[s.id] == s {
@@ -888,8 +888,23 @@ func (s *httpSession) close(why string) {
 	for _, a := range waiting {
 		a.ex.answer(errorResponse(a.id, codeInternal, "The session ended before the server answered: "+why+"."))
 	}
-	for _, ex := range exchanges {
+	for _, ex := range posts {
 		ex.finish()
+	}
+	if get != nil {
+		// The GET stream ends after the answers: a client may take the
+		// end of its stream for the end of the session, and should have
+		// its answers (the HANDOFF of a server gone) first.
+		go func() {
+			deadline := time.After(2 * time.Second)
+			for _, ex := range posts {
+				select {
+				case <-ex.over:
+				case <-deadline:
+				}
+			}
+			get.finish()
+		}()
 	}
 }
 
@@ -915,9 +930,10 @@ type exchange struct {
 	awaiting       int      // requests not yet answered
 	unread         int      // messages the relay has not yet handled
 	ignoredReasons []string
-	tooLarge       bool // a message over MaxBodyBytes, given as its head
-	finished       bool // the session ended, or another GET stream took over
-	ended          bool // the response is complete, or its client gone
+	tooLarge       bool          // a message over MaxBodyBytes, given as its head
+	finished       bool          // the session ended, or another GET stream took over
+	ended          bool          // the response is complete, or its client gone
+	over           chan struct{} // closed when serve returns
 }
 
 func (ex *exchange) signal() {
@@ -995,6 +1011,7 @@ func (ex *exchange) serve(w http.ResponseWriter, req *http.Request) {
 		ex.mu.Lock()
 		ex.ended = true
 		ex.mu.Unlock()
+		close(ex.over)
 	}()
 	rc := http.NewResponseController(w)
 	streaming := false
