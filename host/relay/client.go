@@ -32,11 +32,13 @@ func (r *Relay) fromClient(ctx context.Context, msg []byte, size int) {
 	verdict, err := r.gate(ctx, msg, size)
 	if err != nil {
 		r.logf("ignored a client message of %d bytes the gate could not read: %v", size, err)
+		r.ignored("the message could not be read")
 		return
 	}
 	switch verdict.Verdict {
 	case abi.GateIgnore:
 		r.logf("ignored a client message (%s)", verdict.Reason)
+		r.ignored(verdict.Reason)
 		return
 	case abi.GateAnswer:
 		r.answeredByGate(verdict.Response)
@@ -47,6 +49,7 @@ func (r *Relay) fromClient(ctx context.Context, msg []byte, size int) {
 	var m message
 	if !scanMessage(msg, &m) {
 		r.logf("ignored a client message the gate passed but that does not decode")
+		r.ignored("the message does not decode")
 		return
 	}
 	switch {
@@ -67,6 +70,14 @@ func (r *Relay) gate(ctx context.Context, msg []byte, size int) (*abi.GateRespon
 	return r.h.GateHead(ctx, size, msg)
 }
 
+// ignored tells a client Conn that tracks requests (Tracker) that the
+// message it gave last is dropped.
+func (r *Relay) ignored(reason string) {
+	if t, ok := r.client.(Tracker); ok {
+		t.Ignored(reason)
+	}
+}
+
 // answeredByGate writes the gate's answer and remembers its id: the
 // client's cancellation of it is not forwarded.
 func (r *Relay) answeredByGate(response string) {
@@ -84,7 +95,13 @@ func (r *Relay) answeredByGate(response string) {
 func (r *Relay) clientNotification(msg []byte, m *message) {
 	switch *m.Method {
 	case "notifications/cancelled":
-		if r.cancelled(m.Params) {
+		drop, id := r.cancelled(m.Params)
+		if id != nil {
+			if t, ok := r.client.(Tracker); ok {
+				t.Unanswered(id)
+			}
+		}
+		if drop {
 			return
 		}
 	case "notifications/initialized":
@@ -104,27 +121,28 @@ func (r *Relay) clientNotification(msg []byte, m *message) {
 // cancelled handles the client's cancellation of a request; it reports
 // whether the notification is dropped (the relay answered the request
 // itself, so the server never had it). The server's answer to a request
-// the client cancelled is dropped.
-func (r *Relay) cancelled(params json.RawMessage) (drop bool) {
+// the client cancelled is dropped; unanswered is the id of a request that
+// so gets no answer.
+func (r *Relay) cancelled(params json.RawMessage) (drop bool, unanswered json.RawMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
-		return false
+		return false, nil
 	}
 	key := idKey(p.RequestID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	req := r.pending[key]
 	if req == nil {
-		return r.answered.has(key)
+		return r.answered.has(key), nil
 	}
 	if req.timer != nil {
 		req.timer.Stop()
 	}
 	delete(r.pending, key)
 	r.answered.add(key)
-	return false
+	return false, req.id
 }
 
 func (r *Relay) clientRequest(ctx context.Context, msg []byte, m *message) {

@@ -46,6 +46,31 @@ type Conn interface {
 	Close() error
 }
 
+// Tracker is implemented by a client Conn that holds something open for
+// each request until its answer (Streamable HTTP holds the POST that
+// carried it): the relay tells it of the client messages it drops
+// unanswered, so that nothing waits for an answer that will not come.
+type Tracker interface {
+	// Ignored: the message Read returned last was dropped (the gate
+	// ignored it, or it does not decode), for reason.
+	Ignored(reason string)
+	// Unanswered: the request of this id gets no answer (the client
+	// cancelled it).
+	Unanswered(id json.RawMessage)
+}
+
+// LostError is what a Server's Read returns, without ending, when its
+// transport lost one request it had carried (an HTTP upstream that could
+// not be reached, or whose stream dropped before the answer): the relay
+// answers that request as it answers the requests of a server that is gone,
+// and reads on.
+type LostError struct {
+	ID     json.RawMessage // the request's, as the relay wrote it
+	Reason string          // for the relay's note; never shown to the client
+}
+
+func (e *LostError) Error() string { return "request " + string(e.ID) + " lost: " + e.Reason }
+
 // Server is the side of the MCP server: its messages, and its end.
 type Server interface {
 	Conn
@@ -172,7 +197,9 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 		defer close(clientDone)
 		r.readClient(ctx)
 	}()
+	var backoff time.Duration // before a restart, after a server that ended at once
 	for {
+		started := time.Now()
 		ended := make(chan int, 1)
 		go func(s Server) {
 			r.readServer(s)
@@ -194,6 +221,18 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 				return status
 			}
 			r.logf("%s ended (status %d); starting it again", r.opts.Name, status)
+			// A server that ends as soon as it starts (or an upstream that
+			// cannot be reached) is started again after a growing pause.
+			if time.Since(started) < restartQuick {
+				backoff = min(max(2*backoff, restartQuick/4), 5*time.Second)
+				select {
+				case <-clientDone:
+					return status
+				case <-time.After(backoff):
+				}
+			} else {
+				backoff = 0
+			}
 			for {
 				if srv, err = r.opts.Start(ctx); err == nil {
 					break
@@ -264,6 +303,14 @@ func (r *Relay) restarted(s Server) {
 	}
 	id := r.ownID()
 	r.own["s"+id] = func(msg *message) {
+		if msg.Error != nil {
+			// It refused the client's initialize, or the request was
+			// lost (an upstream out of reach): not a server for this
+			// client; it is stopped, and started again after a pause.
+			r.logf("%s did not take the client's initialize again (%s); stopping it", r.opts.Name, msg.Error)
+			go s.Stop(2 * time.Second)
+			return
+		}
 		r.mu.Lock()
 		r.server = s
 		r.hasTools = msg.hasTools()
@@ -285,6 +332,10 @@ func (r *Relay) unavailable(tool string) *host.ErrorBuilder {
 	}
 	return b.Suggest("Do not call this tool again in this session; tell the user its server stopped.")
 }
+
+// restartQuick: a server that ended sooner than this after its start is
+// started again only after a pause.
+const restartQuick = time.Second
 
 // stopGrace is how long a server may take to end once the client has left
 // and its stdin is closed (a server still starting, under `go run` or

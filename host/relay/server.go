@@ -22,6 +22,11 @@ func (r *Relay) readServer(s Server) {
 	for {
 		msg, size, err := s.Read()
 		if err != nil {
+			var lost *LostError
+			if errors.As(err, &lost) {
+				r.requestLost(lost)
+				continue
+			}
 			if !errors.Is(err, io.EOF) {
 				r.logf("reading from %s: %v", r.opts.Name, err)
 			}
@@ -32,6 +37,48 @@ func (r *Relay) readServer(s Server) {
 			continue
 		}
 		r.fromServer(s, msg)
+	}
+}
+
+// requestLost answers a request the server's transport lost (a LostError
+// from its Read): a tools/call with HANDOFF_UPSTREAM_UNAVAILABLE, any other
+// request of the client with a JSON-RPC error; a request of the relay's own
+// ends as if the server had refused it.
+func (r *Relay) requestLost(lost *LostError) {
+	r.logf("%s: %v", r.opts.Name, lost)
+	key := idKey(lost.ID)
+	r.mu.Lock()
+	if own, ok := r.own[key]; ok {
+		delete(r.own, key)
+		r.mu.Unlock()
+		own(&message{ID: lost.ID, Error: json.RawMessage(`{"code":-32603,"message":"The request was lost."}`)})
+		return
+	}
+	req := r.pending[key]
+	if req != nil {
+		delete(r.pending, key)
+		r.answered.add(key) // an answer that comes after all is dropped
+	}
+	gone := r.clientGone
+	r.mu.Unlock()
+	if req == nil || gone {
+		return
+	}
+	if req.timer != nil {
+		req.timer.Stop()
+	}
+	if req.method == "tools/call" {
+		r.answerEnvelope(req.id, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
+			Suggest("Check whether the call took effect before calling again; if the server stays unreachable, tell the user."))
+		r.mu.Lock()
+		s := r.server
+		r.mu.Unlock()
+		if s != nil { // if it still runs the call, nobody waits for it
+			b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), req.id...)
+			s.Write(append(b, `,"reason":"the proxy lost the call's answer"}}`...))
+		}
+	} else {
+		r.answerError(req.id, codeInternal, "The server could not be reached, or dropped the request before answering; try again.")
 	}
 }
 

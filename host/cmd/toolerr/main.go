@@ -8,6 +8,8 @@
 //	toolerr lock [--engine E]            MCP tools on stdin, their contract lockfile on stdout
 //	toolerr diff OLD NEW [--json]        compare two contracts; exit 1 when a change is BREAKING
 //	toolerr proxy [flags] -- COMMAND...  relay MCP to COMMAND, its failures as the contract's envelopes
+//	toolerr proxy --listen HOST:PORT ... the same over Streamable HTTP (one COMMAND per session)
+//	toolerr proxy --upstream URL ...     the same in front of a remote Streamable HTTP server
 //
 // E is wazero (the default), extism or native. An ABI error exits 2 with the
 // error object on stderr; a usage error exits 64.
@@ -37,6 +39,8 @@ const usage = `usage:
   toolerr lock [--engine ...]          < tools.json > toolerr.lock.json
   toolerr diff OLD NEW [--json] [--engine ...]
   toolerr proxy [--lock FILE] [--call-timeout D] [--init-timeout D] [--restart] [--engine ...] -- COMMAND [ARGS...]
+  toolerr proxy --listen HOST:PORT [--max-sessions N] [--idle-timeout D] [--auth-token T] [--allow-origin O]... [...] -- COMMAND [ARGS...]
+  toolerr proxy --upstream URL [--header "Name: value"]... [--listen HOST:PORT] [...]
   toolerr help                          this text (also -h, --help, and after any command)
 
 Flags may come before or after the arguments. --engine: wazero (default), extism or native;

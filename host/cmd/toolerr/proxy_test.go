@@ -253,7 +253,10 @@ func TestProxy_Lockfile(t *testing.T) {
 }
 
 func TestProxy_Usage(t *testing.T) {
-	for _, args := range [][]string{{"proxy"}, {"proxy", "--"}, {"proxy", "--call-timeout", "0s", "--", "x"}, {"proxy", "--bogus", "--", "x"}, {"proxy", "--unknown-tool", "drop", "--", "x"}} {
+	for _, args := range [][]string{{"proxy"}, {"proxy", "--"}, {"proxy", "--call-timeout", "0s", "--", "x"}, {"proxy", "--bogus", "--", "x"}, {"proxy", "--unknown-tool", "drop", "--", "x"},
+		{"proxy", "--upstream", "http://127.0.0.1:9/mcp", "--", "x"}, {"proxy", "--upstream", "ftp://example.com/mcp"}, {"proxy", "--upstream", "http://127.0.0.1:9/mcp", "--header", "no colon"},
+		{"proxy", "--header", "X-Key: v", "--", "x"}, {"proxy", "--max-sessions", "3", "--", "x"}, {"proxy", "--auth-token", "t", "--", "x"},
+		{"proxy", "--listen", "127.0.0.1:0", "--max-sessions", "0", "--", "x"}, {"proxy", "--listen", "no port", "--", "x"}} {
 		if code, _, _ := runCLI(t, "", args...); code != 64 {
 			t.Errorf("%q: exit %d, want 64", args, code)
 		}

@@ -194,4 +194,6 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 func numberByte(c byte) bool { return isDigitByte(c) || c == '.' || c == '-' }
 
-func wordByte(c byte) bool { return isDigitByte(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+func wordByte(c byte) bool {
+	return isDigitByte(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}

@@ -1,0 +1,10 @@
+package relay
+
+import "time"
+
+// SetKeepalive sets how often an idle event stream gets a comment, until
+// the returned function restores it.
+func SetKeepalive(d time.Duration) (restore func()) {
+	old := keepalive.Swap(int64(d))
+	return func() { keepalive.Store(old) }
+}

@@ -1,0 +1,471 @@
+package relay_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/host/relay"
+)
+
+// The client side over Streamable HTTP (HTTPHandler), with in-memory
+// servers behind it and a raw HTTP client in front, so that every status,
+// header and event is the test's to see.
+
+// httpProxy is an HTTPHandler in front of fake servers, one per session.
+type httpProxy struct {
+	t       *testing.T
+	srv     *httptest.Server
+	h       *relay.HTTPHandler
+	log     *syncBuffer
+	mu      sync.Mutex
+	servers []*fakeServer
+}
+
+func newHTTPProxy(t *testing.T, opts relay.HTTPOptions, ropts relay.Options, handle func(*fakeServer, map[string]json.RawMessage, []byte) string) *httpProxy {
+	t.Helper()
+	p := &httpProxy{t: t, log: &syncBuffer{}}
+	opts.Log = p.log
+	opts.Session = func(id string, _ func() http.Header) relay.Options {
+		o := ropts
+		o.Host, o.Log, o.Name = nativeHost(t), p.log, "fake"
+		o.Start = func(context.Context) (relay.Server, error) {
+			s := serve(handle)
+			p.mu.Lock()
+			p.servers = append(p.servers, s)
+			p.mu.Unlock()
+			return s, nil
+		}
+		return o
+	}
+	p.h = relay.NewHTTPHandler(opts)
+	p.srv = httptest.NewServer(p.h)
+	t.Cleanup(func() {
+		p.h.Close()
+		p.srv.Close()
+	})
+	return p
+}
+
+func (p *httpProxy) server(i int) *fakeServer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.servers[i]
+}
+
+// exchange is one HTTP request and what came back.
+type exchangeResult struct {
+	status  int
+	header  http.Header
+	body    string   // a JSON body
+	events  []string // an event stream's messages
+	comment bool     // the stream held a comment
+}
+
+func do(t *testing.T, method, url, session, body string, header ...string) *exchangeResult {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	r := &exchangeResult{status: resp.StatusCode, header: resp.Header}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		r.events, r.comment = readEvents(resp.Body, -1)
+		return r
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	r.body = string(raw)
+	return r
+}
+
+// readEvents reads an event stream's message data until it ends, or until
+// n messages came (n >= 0).
+func readEvents(body io.Reader, n int) (events []string, comment bool) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var data []string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if len(data) > 0 {
+				events = append(events, strings.Join(data, "\n"))
+				data = nil
+				if n >= 0 && len(events) >= n {
+					return events, comment
+				}
+			}
+		case strings.HasPrefix(line, ":"):
+			comment = true
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+	}
+	return events, comment
+}
+
+const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`
+
+// open starts a session: initialize, then initialized.
+func (p *httpProxy) open(header ...string) string {
+	p.t.Helper()
+	r := do(p.t, "POST", p.srv.URL, "", initBody, header...)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != 200 || sid == "" || !strings.Contains(r.body, `"protocolVersion":"2025-11-25"`) {
+		p.t.Fatalf("initialize: %d %q %s%s\nlog:\n%s", r.status, sid, r.body, r.events, p.log)
+	}
+	if r := do(p.t, "POST", p.srv.URL, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, append(header, "Mcp-Protocol-Version", "2025-11-25")...); r.status != http.StatusAccepted {
+		p.t.Fatalf("initialized: %d %s", r.status, r.body)
+	}
+	return sid
+}
+
+func (p *httpProxy) post(sid, body string) *exchangeResult {
+	p.t.Helper()
+	return do(p.t, "POST", p.srv.URL, sid, body)
+}
+
+func textOf(t *testing.T, msg string) (string, bool) {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(msg), &m); err != nil {
+		t.Fatalf("not JSON: %q", msg)
+	}
+	return resultText(t, m)
+}
+
+func TestHTTP_Session(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(map[string]string{
+		"fail": `{"jsonrpc":"2.0","id":ID,"error":{"code":-32603,"message":"ledger unreachable"}}`}))
+	sid := p.open()
+	r := p.post(sid, call("1", "echo", `{"message":"hi"}`))
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" || r.body != `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}` {
+		t.Errorf("a valid call: %d %s %s %v", r.status, r.header.Get("Content-Type"), r.body, r.events)
+	}
+	if text, isError := textOf(t, p.post(sid, call("2", "echo", `{"message":5}`)).body); !isError || !strings.HasPrefix(text, `<validation_error action="echo">`) {
+		t.Errorf("invalid arguments: %s", text)
+	}
+	if text, _ := textOf(t, p.post(sid, call("3", "fail", `{}`)).body); !strings.Contains(text, `code="TOOL_FAILURE"`) {
+		t.Errorf("a failure: %s", text)
+	}
+	// A pretty-printed body reaches the gate on one line.
+	if r := p.post(sid, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 4,\n  \"method\": \"ping\"\n}"); r.body != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Errorf("a pretty-printed ping: %d %s", r.status, r.body)
+	}
+	// A batch (2025-03-26): its answers as an array.
+	r = p.post(sid, `[`+call("5", "echo", `{"message":"a"}`)+`,{"jsonrpc":"2.0","id":6,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`)
+	var batch []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.body), &batch); err != nil || len(batch) != 2 {
+		t.Errorf("a batch: %d %s", r.status, r.body)
+	}
+	// Protocol version: the one chosen, or none.
+	if r := do(t, "POST", p.srv.URL, sid, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, "Mcp-Protocol-Version", "1999-01-01"); r.status != 400 {
+		t.Errorf("a protocol version not chosen: %d %s", r.status, r.body)
+	}
+	if r := do(t, "DELETE", p.srv.URL, sid, ""); r.status != http.StatusNoContent {
+		t.Errorf("DELETE: %d %s", r.status, r.body)
+	}
+	if r := p.post(sid, `{"jsonrpc":"2.0","id":8,"method":"ping"}`); r.status != 404 || !strings.Contains(r.body, `"error":{"code":-32600`) {
+		t.Errorf("after DELETE: %d %s", r.status, r.body)
+	}
+	waitFor(t, "the server stopped", func() bool { return p.h.Running() == 0 })
+	if !p.server(0).stopped {
+		t.Error("the session's server was not stopped")
+	}
+	// Requests without a session, and other methods.
+	if r := p.post("", `{"jsonrpc":"2.0","id":9,"method":"ping"}`); r.status != 400 {
+		t.Errorf("no session: %d %s", r.status, r.body)
+	}
+	if r := p.post("nope", `{"jsonrpc":"2.0","id":9,"method":"ping"}`); r.status != 404 {
+		t.Errorf("an unknown session: %d %s", r.status, r.body)
+	}
+	if r := do(t, "PUT", p.srv.URL, "", "x"); r.status != 405 {
+		t.Errorf("PUT: %d", r.status)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestHTTP_Streams: what the server sends before an answer turns the POST
+// into an event stream; a progress notification goes with its request;
+// what relates to no request goes on the GET stream; the client's answer
+// to a server request reaches the server.
+func TestHTTP_Streams(t *testing.T) {
+	handle := standard(nil)
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		if bytes.Contains(line, []byte(`"name":"slow"`)) {
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1}}`))
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}`))
+			return ""
+		}
+		if bytes.Contains(line, []byte(`"id":"s1"`)) { // the client's answer: now the call's
+			return `{"jsonrpc":"2.0","id":10,"result":{"content":[{"type":"text","text":"sampled"}]}}`
+		}
+		return handle(s, m, line)
+	})
+	sid := p.open()
+	// The GET stream, open before the call.
+	req, _ := http.NewRequest("GET", p.srv.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	get, err := http.DefaultClient.Do(req)
+	if err != nil || get.StatusCode != 200 {
+		t.Fatalf("GET: %v %v", err, get)
+	}
+	defer get.Body.Close()
+	getEvents := make(chan []string, 1)
+	go func() { ev, _ := readEvents(get.Body, 1); getEvents <- ev }()
+	post := make(chan *exchangeResult, 1)
+	go func() {
+		post <- p.post(sid, `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"tok"}}}`)
+	}()
+	var sampling string
+	select {
+	case ev := <-getEvents:
+		if len(ev) != 1 || !strings.Contains(ev[0], `"method":"sampling/createMessage"`) {
+			t.Fatalf("the GET stream: %q", ev)
+		}
+		sampling = ev[0]
+	case <-time.After(15 * time.Second):
+		t.Fatalf("nothing on the GET stream; log:\n%s", p.log)
+	}
+	_ = sampling
+	if r := p.post(sid, `{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`); r.status != http.StatusAccepted {
+		t.Errorf("the client's answer: %d %s", r.status, r.body)
+	}
+	r := <-post
+	if r.header.Get("Content-Type") != "text/event-stream" || len(r.events) != 2 ||
+		!strings.Contains(r.events[0], `"method":"notifications/progress"`) || !strings.Contains(r.events[1], `"text":"sampled"`) {
+		t.Errorf("the call's stream: %s %q", r.header.Get("Content-Type"), r.events)
+	}
+}
+
+// TestHTTP_Backlog: what the server sends while no stream is open waits
+// for the GET stream.
+func TestHTTP_Backlog(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(nil))
+	sid := p.open()
+	p.server(0).peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"early"}}`))
+	time.Sleep(50 * time.Millisecond)
+	req, _ := http.NewRequest("GET", p.srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ev, _ := readEvents(resp.Body, 1); len(ev) != 1 || !strings.Contains(ev[0], `"data":"early"`) {
+		t.Errorf("the GET stream: %q", ev)
+	}
+}
+
+func TestHTTP_Security(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{AuthToken: "s3cret", AllowOrigins: []string{"https://app.example"}, LoopbackOnly: true}, relay.Options{}, standard(nil))
+	auth := []string{"Authorization", "Bearer s3cret"}
+	for _, c := range []struct {
+		name   string
+		header []string
+		status int
+	}{
+		{"no token", nil, 401},
+		{"a wrong token", []string{"Authorization", "Bearer nope"}, 401},
+		{"another scheme", []string{"Authorization", "Basic czNjcmV0"}, 401},
+		{"a foreign origin", append([]string{"Origin", "https://evil.example"}, auth...), 403},
+		{"a foreign origin, no token", []string{"Origin", "https://evil.example"}, 403},
+		{"a null origin", append([]string{"Origin", "null"}, auth...), 403},
+		{"a foreign host (DNS rebinding)", append([]string{"Host", "evil.example"}, auth...), 403},
+		{"the token", auth, 200},
+		{"a loopback origin", append([]string{"Origin", "http://localhost:6274"}, auth...), 200},
+		{"an allowed origin", append([]string{"Origin", "https://app.example"}, auth...), 200},
+	} {
+		r := do(t, "POST", p.srv.URL, "", initBody, c.header...)
+		if r.status != c.status {
+			t.Errorf("%s: %d, want %d: %s", c.name, r.status, c.status, r.body)
+		}
+		if c.status != 200 && !strings.Contains(r.body, `"jsonrpc":"2.0","id":null,"error":{"code":-32600`) {
+			t.Errorf("%s: not a JSON-RPC error: %s", c.name, r.body)
+		}
+		if c.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: no WWW-Authenticate", c.name)
+		}
+	}
+	// A browser's preflight from an allowed origin.
+	r := do(t, "OPTIONS", p.srv.URL, "", "", "Origin", "https://app.example")
+	if r.status != 204 || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("preflight: %d %v", r.status, r.header)
+	}
+}
+
+func TestHTTP_MaxSessions(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{MaxSessions: 2}, relay.Options{}, standard(nil))
+	first := p.open()
+	p.open()
+	r := p.post("", strings.Replace(initBody, `"id":0`, `"id":"third"`, 1))
+	if r.status != 503 || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, `{"jsonrpc":"2.0","id":"third","error":{"code":-32000,"message":"The proxy serves at most 2 sessions`) {
+		t.Errorf("a third session: %d %s", r.status, r.body)
+	}
+	do(t, "DELETE", p.srv.URL, first, "")
+	waitFor(t, "the first session's server stopped", func() bool { return p.h.Running() == 1 })
+	p.open()
+}
+
+func TestHTTP_IdleTimeout(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{IdleTimeout: 100 * time.Millisecond}, relay.Options{}, standard(nil))
+	sid := p.open()
+	waitFor(t, "the idle session ended", func() bool { return p.h.Running() == 0 })
+	if !p.server(0).stopped {
+		t.Error("its server was not stopped")
+	}
+	if r := p.post(sid, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.status != 404 {
+		t.Errorf("after the idle timeout: %d %s", r.status, r.body)
+	}
+}
+
+// TestHTTP_Bodies: what the gate answers or ignores, over HTTP.
+func TestHTTP_Bodies(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(nil))
+	sid := p.open()
+	// A tools/call over the module's request limit: the gate's too-large
+	// <validation_error>, from its head, without the body read whole.
+	big := call("1", "echo", `{"message":"`+strings.Repeat("x", relay.MaxBodyBytes)+`"}`)
+	r := p.post(sid, big)
+	if text, isError := textOf(t, r.body); !isError || !strings.Contains(text, fmt.Sprintf("a message of %d bytes", len(big))) {
+		t.Errorf("too large: %d %s", r.status, text)
+	}
+	// Between the module's limit and the body limit: read whole, and
+	// still the gate's answer.
+	mid := call("2", "echo", `{"message":"`+strings.Repeat("y", abi.MaxRequestBytes)+`"}`)
+	if text, _ := textOf(t, p.post(sid, mid).body); !strings.Contains(text, fmt.Sprintf("a message of %d bytes", len(mid))) {
+		t.Errorf("over the module's limit: %s", text)
+	}
+	for _, c := range []struct{ name, body, want string }{
+		{"not JSON", `{"jsonrpc":"2.0","id":3,"method":"ping",}`, `"code":-32700`},
+		{"a line break in a string", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"pi\nng\"}", `"code":-32700`},
+		{"an id the gate will not read", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `an id must be a string or a number`},
+		{"an empty batch", `[]`, `"code":-32600`},
+	} {
+		if r := p.post(sid, c.body); r.status != 400 || !strings.Contains(r.body, c.want) {
+			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+	// A request the gate answers (a member JSON-RPC has not).
+	if r := p.post(sid, `{"jsonrpc":"2.0","id":4,"method":"ping","extra":1}`); r.status != 200 || !strings.Contains(r.body, `"id":4,"error":{"code":-32600`) {
+		t.Errorf("answered by the gate: %d %s", r.status, r.body)
+	}
+	// The session serves on.
+	if r := p.post(sid, `{"jsonrpc":"2.0","id":5,"method":"ping"}`); r.body != `{"jsonrpc":"2.0","id":5,"result":{}}` {
+		t.Errorf("after all that: %d %s", r.status, r.body)
+	}
+}
+
+// TestHTTP_Cancelled: a call the client cancels gets no answer, and its
+// POST does not wait for one; an id still waiting is not taken twice.
+func TestHTTP_Cancelled(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(map[string]string{"slow": ""}))
+	sid := p.open()
+	post := make(chan *exchangeResult, 1)
+	go func() { post <- p.post(sid, call("1", "slow", `{}`)) }()
+	time.Sleep(100 * time.Millisecond)
+	if r := p.post(sid, call("1", "echo", `{"message":"same id"}`)); !strings.Contains(r.body, `"id":1,"error":{"code":-32600,"message":"Invalid Request: a request of this session with that id is still waiting`) {
+		t.Errorf("an id in use: %d %s", r.status, r.body)
+	}
+	p.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	select {
+	case r := <-post:
+		if r.status != http.StatusAccepted {
+			t.Errorf("the cancelled call's POST: %d %s %q", r.status, r.body, r.events)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the cancelled call's POST still waits")
+	}
+}
+
+// TestHTTP_ServerEnds: a server that exits with a call pending answers it
+// HANDOFF_UPSTREAM_UNAVAILABLE and ends its own session, no other.
+func TestHTTP_ServerEnds(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(map[string]string{"slow": ""}))
+	a, b := p.open(), p.open()
+	post := make(chan *exchangeResult, 1)
+	go func() { post <- p.post(a, call("1", "slow", `{}`)) }()
+	time.Sleep(100 * time.Millisecond)
+	p.server(0).peer.Close()
+	r := <-post
+	if text, _ := textOf(t, r.body); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
+		t.Errorf("the pending call: %s", text)
+	}
+	waitFor(t, "the session ended", func() bool { return p.h.Running() == 1 })
+	if r := p.post(a, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != 404 {
+		t.Errorf("its session after: %d %s", r.status, r.body)
+	}
+	if r := p.post(b, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.body != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("the other session: %d %s", r.status, r.body)
+	}
+}
+
+// TestHTTP_Keepalive: a call that takes long streams comments meanwhile.
+func TestHTTP_Keepalive(t *testing.T) {
+	defer relay.SetKeepalive(50 * time.Millisecond)()
+	var answered atomic.Bool
+	handle := standard(nil)
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		if bytes.Contains(line, []byte(`"name":"slow"`)) {
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				answered.Store(true)
+				s.peer.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"late"}]}}`))
+			}()
+			return ""
+		}
+		return handle(s, m, line)
+	})
+	sid := p.open()
+	r := p.post(sid, call("1", "slow", `{}`))
+	if !r.comment || len(r.events) != 1 || !strings.Contains(r.events[0], `"text":"late"`) {
+		t.Errorf("a long call: %s comment %v %q %s", r.header.Get("Content-Type"), r.comment, r.events, r.body)
+	}
+}
