@@ -50,12 +50,12 @@ func (e *buildFailure) Error() string { return "go build " + e.pkg + ": " + e.ou
 
 // proxied starts `toolerr proxy FLAGS -- plainserver` and connects the Go
 // SDK's client to it; the returned command reports the proxy's exit.
-func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
+func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	toolerr, plain := binaries(t)
 	args := append([]string{"proxy", "--cache", filepath.Join(binDir, "cache")}, flags...)
 	cmd := exec.Command(toolerr, append(args, "--", plain)...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // written by the process's copying goroutine while the test reads it
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -189,8 +189,8 @@ func TestProxy_PlainServer(t *testing.T) {
 	if got, isError := callTool(t, cs, "orders.nope", `{}`); !isError || !strings.HasPrefix(got, `<tool_error code="UNKNOWN_ACTION">`+"\n"+`<message>The tool "orders.nope" does not exist.</message>`) || !strings.Contains(got, "orders.create") {
 		t.Errorf("unknown tool, proxied: got isError=%v\n%s", isError, got)
 	}
-	if stderr.Len() > 0 {
-		t.Logf("proxy stderr:\n%s", stderr)
+	if s := stderr.String(); s != "" {
+		t.Logf("proxy stderr:\n%s", s)
 	}
 }
 
