@@ -1,5 +1,4 @@
 // ToolErrorBuilder: a <tool_error> under construction, fluent and lazy.
-import { defaultToolerr } from './default.js';
 
 /**
  * ToolErrorBuilder is a tool error under construction. It is a thenable:
@@ -97,7 +96,9 @@ export class ToolErrorBuilder extends Error {
 
   /** render renders the envelope, through toolerr or the one this builder came from. */
   async render(toolerr) {
-    const t = toolerr ?? this.#toolerr ?? (await defaultToolerr());
+    // default.js is imported when first needed, not at the top: it loads
+    // toolerr.js, which builds its errors with this class.
+    const t = toolerr ?? this.#toolerr ?? (await (await import('./default.js')).defaultToolerr());
     return t.callJSON('tool_error', this.#request);
   }
 

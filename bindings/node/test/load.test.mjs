@@ -89,7 +89,7 @@ compiled once true
 function brokenPackage(t) {
   const dir = mkdtempSync(join(tmpdir(), 'toolerr-broken-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const name of ['package.json', 'src', 'cjs']) cpSync(join(packageDir, name), join(dir, name), { recursive: true });
+  for (const name of ['package.json', 'src']) cpSync(join(packageDir, name), join(dir, name), { recursive: true });
   symlinkSync(join(packageDir, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const wasm = readFileSync(join(packageDir, 'wasm', 'toolerr.wasm'));
   const cut = wasm.subarray(0, wasm.byteLength >> 1);

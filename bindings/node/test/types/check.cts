@@ -1,5 +1,5 @@
-// Compiled by test/cjs.test.mjs with tsc --noEmit: a CommonJS TypeScript
-// module (.cts) gets the "require" condition's types, cjs/index.d.ts.
+// Compiled by test/require.test.mjs with tsc --noEmit: a CommonJS TypeScript
+// module (.cts) gets the "require" condition's types, src/index.d.ts.
 import { required, resultText, throwOnError, ClientError, parse, type CallToolResult } from 'toolerr';
 import toolerr = require('toolerr');
 

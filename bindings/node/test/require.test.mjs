@@ -1,7 +1,7 @@
-// require('toolerr'): the package's "require" condition. On a Node that can
-// require() an ES module it is src/index.js itself; on an older one (played
-// here with --no-experimental-require-module) it is cjs/, the CommonJS build
-// of src/ that scripts/build-cjs.mjs writes, which must be up to date.
+// require('toolerr'): the package's "require" condition is src/index.js
+// itself, which Node (20.19 and later, the package's engines) loads with
+// require(): one module, one loaded toolerr.wasm, one set of classes for
+// import and require alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -38,29 +38,21 @@ const WANT = {
   healed: 1,
 };
 
-test('cjs/ is what scripts/build-cjs.mjs makes of src/', () => {
-  const run = node(['scripts/build-cjs.mjs', '--check']);
-  assert.equal(run.status, 0, run.stderr);
-});
-
-test('require("toolerr") is the ES module itself where Node can require() one', { skip: !process.features.require_module && 'this Node cannot require() an ES module' }, () => {
+test('require("toolerr") is the ES module itself', () => {
+  assert.ok(process.features.require_module, `Node ${process.version} cannot require() an ES module (the package needs 20.19 or later)`);
   const run = node(['-e', `${SCRIPT}; import('toolerr').then((m) => { if (require('toolerr') !== m) process.exitCode = 3; });`]);
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stderr, '');
   assert.deepEqual(JSON.parse(run.stdout), WANT);
 });
 
-const canRefuseRequireEsm = process.allowedNodeEnvironmentFlags.has('--no-experimental-require-module');
-
-test('require("toolerr") on a Node that cannot require() an ES module loads cjs/', { skip: !canRefuseRequireEsm && 'this Node has no --no-experimental-require-module' }, () => {
-  const check = `${SCRIPT}; if (!require.cache[require.resolve('${packageDir}cjs/index.js')]) process.exitCode = 3;`;
-  const run = node(['--no-experimental-require-module', '-e', check]);
-  assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stderr, '');
-  assert.deepEqual(JSON.parse(run.stdout), WANT);
+test('the package asks for a Node that can require() an ES module', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  assert.equal(pkg.engines.node, '>=20.19');
+  assert.deepEqual(pkg.exports['.'].require, pkg.exports['.'].import);
 });
 
-test('the CommonJS types (cjs/index.d.ts) type-check a CommonJS TypeScript module', () => {
+test('the types type-check a CommonJS TypeScript module', () => {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const run = node([tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022',
     '--skipLibCheck', 'false', fileURLToPath(new URL('./types/check.cts', import.meta.url))]);
