@@ -13,9 +13,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 source tests/cargo-target.sh
-# Plugin output must never reach a stdio server's stdout (the host refuses to
-# start when this is set).
-unset EXTISM_ENABLE_WASI_OUTPUT
 
 echo "== cargo test (Rust binding and example server)"
 cargo test --locked -j 2 --workspace

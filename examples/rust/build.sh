@@ -16,8 +16,8 @@ cp "$CARGO_TARGET_DIR/debug/billing-rust" bin/billing-rust.tmp
 mv bin/billing-rust.tmp bin/billing-rust
 cp "$CARGO_TARGET_DIR/debug/quickstart-rust" bin/quickstart-rust.tmp
 mv bin/quickstart-rust.tmp bin/quickstart-rust
-# Start it once with no client: it loads toolerr.wasm, which fills wasmtime's
-# compilation cache (~/.cache/wasmtime), so later starts skip the seconds that
+# Start it once with no client: it loads toolerr.wasm, which fills the toolerr crate's
+# compilation cache (~/.cache/toolerr/wasmtime), so later starts skip the seconds that
 # compiling the module takes; it exits at the end of its stdin.
 bin/billing-rust </dev/null >/dev/null
 echo "built bin/billing-rust bin/quickstart-rust"

@@ -3,13 +3,15 @@
 //! `#[tool_handler]`), healed by toolerr: bad arguments get a
 //! `<validation_error>` the model can act on, failures a `<tool_error>`.
 //!
-//! The toolerr part is the healed router in `Billing::new` (and pointing
-//! `#[tool_handler]` at it) and `toolerr::stdio()` for rmcp's `stdio()`, so
-//! that no line the client sends goes unanswered; the handlers hold no XML
-//! and no validation.
+//! The toolerr part is the healed router in `Billing::new` (its field a
+//! `toolerr::HealedRouter`, and `#[tool_handler]` pointed at it) and
+//! `toolerr::stdio()` for rmcp's `stdio()`, so that no line the client sends
+//! goes unanswered; the handlers hold no XML and no validation. A panic in a
+//! handler becomes INTERNAL_ERROR and prints nothing; a call to a tool the
+//! server does not have gets UNKNOWN_ACTION listing the two it has.
 
-use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::json;
 use toolerr::{ToolError, tool_error};
@@ -23,7 +25,7 @@ struct GetInvoice {
 
 #[derive(Clone)]
 struct Billing {
-    tool_router: ToolRouter<Self>,
+    tool_router: toolerr::HealedRouter<Self>,
 }
 
 #[tool_router]
@@ -66,12 +68,10 @@ impl Billing {
         name = "billing.export_invoices",
         description = "Export every invoice."
     )]
-    async fn export_invoices(&self) -> Result<String, ErrorData> {
-        // Stands for a dependency that is down.
-        Err(ErrorData::internal_error(
-            "exporter backend unavailable",
-            None,
-        ))
+    async fn export_invoices(&self) -> String {
+        // Stands for a dependency that is down, and code that did not expect
+        // it: the panic reaches the model as INTERNAL_ERROR with its message.
+        panic!("exporter backend unavailable")
     }
 }
 

@@ -28,7 +28,7 @@
 //! `TOOLERR_BENCH_COLD` (default 5) fresh hosts in this process.
 //!
 //! The dev profile is enough: the workspace builds every dependency
-//! (wasmtime, Cranelift, Extism) at opt-level 2 even there, and the module's
+//! (Wasmtime, Cranelift) at opt-level 2 even there, and the module's
 //! own code is compiled by Cranelift at run time whatever the profile.
 
 use std::time::Instant;

@@ -5,7 +5,8 @@
 # it makes the crate in a temporary folder with its own target folder (a
 # long build: about 12 minutes on 2 cores), then runs it twice with one empty
 # XDG_CACHE_HOME, so the first run compiles the module and the second finds
-# wasmtime's cache warm. Not part of make test; the README quotes its output.
+# the crate's compilation cache ($XDG_CACHE_HOME/toolerr/wasmtime) warm. Not
+# part of make test; the README quotes its output.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 work="${1:-$(mktemp -d)}"

@@ -337,6 +337,15 @@ pub struct ServerBusyRequest {
     pub queued: f64,
 }
 
+/// The request of `unknown_tool` (ABI 1.5).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct UnknownToolRequest {
+    /// The name of the tool called.
+    pub tool: String,
+    /// The server's tools, in its order (as tools/list gives them).
+    pub tools: Vec<String>,
+}
+
 /// Where escaped text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

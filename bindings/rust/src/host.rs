@@ -3,12 +3,12 @@
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use extism::{CompiledPlugin, Manifest, Plugin, PluginBuilder, Wasm};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::abi::{self, CallToolResult, Description};
+use crate::engine::{Compiled, Instance, Outcome};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The bytes of `plugin/toolerr.wasm`, included when this crate was built.
@@ -33,9 +33,11 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Extism reads this variable when it creates an instance: when it is set,
-/// the plugin's stdout is the process's stdout, which would corrupt a stdio
-/// MCP server. [`Host::new`] refuses to start while it is set.
+/// The variable with which Extism, which earlier versions of this crate ran
+/// the module on, gave a plugin the process's stdout and stderr. The module
+/// now runs on Wasmtime directly and its output is always discarded, so the
+/// variable changes nothing; [`Host::new`] no longer refuses to start while
+/// it is set.
 pub const WASI_OUTPUT_VARIABLE: &str = "EXTISM_ENABLE_WASI_OUTPUT";
 
 /// Configures a [`Host`]. `Options::default()` runs the embedded module with
@@ -50,9 +52,10 @@ pub struct Options {
     /// written into the module as its memory's maximum. A call that needs
     /// more traps (`TRAP`) and its instance is discarded.
     pub memory_max_pages: u32,
-    /// The longest one call may run (default 10 s); `None` for no bound. A
-    /// call that runs out of time is interrupted, fails with `TIMEOUT`, and
-    /// its instance is discarded.
+    /// The longest one call may run (default 10 s, kept to within 10 ms);
+    /// `None` for no bound. A call that runs out of time is interrupted
+    /// (Wasmtime's epoch interruption), fails with `TIMEOUT`, and its
+    /// instance is discarded.
     pub call_timeout: Option<Duration>,
     /// Replaces the embedded module: its bytes and their expected hex sha256.
     pub wasm: Option<(Vec<u8>, String)>,
@@ -73,21 +76,24 @@ impl Default for Options {
 ///
 /// # Notes
 /// - A `Host` is `Send + Sync`: share one (`&Host`, `Arc<Host>` or the
-///   process-wide [`host()`](crate::host())). It compiles the module once and
+///   process-wide [`host()`](crate::host())). It compiles the module once
+///   (Wasmtime, kept in a compilation cache under `~/.cache/toolerr`) and
 ///   pools instances, one per concurrent call, up to `Options::max_instances`;
-///   an Extism instance runs one call at a time (`&mut self`).
+///   an instance runs one call at a time.
+/// - Calls take the module's raw path (`toolerr_buffer`, `toolerr_call`):
+///   the request is copied into the module's memory and the response out of
+///   it, once each.
 /// - An instance that traps or times out is discarded; the next call gets a
 ///   fresh one. A bad request is not a trap: the instance keeps serving. An
-///   instance whose memory grew past [`Host::RETIRE_MEMORY_PAGES`] (asked
+///   instance whose memory grew past [`Host::RETIRE_MEMORY_PAGES`] (measured
 ///   after a call whose request or response is over
 ///   [`Host::MEMORY_CHECK_BYTES`]) is discarded after its call.
 /// - [`Host::new`] refuses bytes whose sha256 is not the committed one, and a
 ///   module whose ABI major is not [`ABI_MAJOR`].
-/// - Plugin stdout and stderr are discarded (Extism's default); `new` refuses
-///   to start when `EXTISM_ENABLE_WASI_OUTPUT` would send them to the
-///   process's own.
+/// - The module's stdout and stderr (TinyGo's runtime prints a panic before
+///   it traps) are discarded: a stdio server's stdout is its protocol.
 pub struct Host {
-    compiled: CompiledPlugin,
+    compiled: Compiled,
     pool: Mutex<Pool>,
     freed: Condvar,
     max_instances: usize,
@@ -95,7 +101,7 @@ pub struct Host {
 }
 
 struct Pool {
-    idle: Vec<Plugin>,
+    idle: Vec<Instance>,
     live: usize,
 }
 
@@ -113,14 +119,14 @@ impl std::fmt::Debug for Host {
 /// discards it (a panic mid-call leaves no broken instance behind).
 struct Checkout<'h> {
     host: &'h Host,
-    plugin: Option<Plugin>,
+    instance: Option<Instance>,
 }
 
 impl Checkout<'_> {
     fn release(mut self) {
-        if let Some(plugin) = self.plugin.take() {
+        if let Some(instance) = self.instance.take() {
             let mut pool = self.host.lock_pool();
-            pool.idle.push(plugin);
+            pool.idle.push(instance);
             drop(pool);
             self.host.freed.notify_one();
         }
@@ -129,8 +135,8 @@ impl Checkout<'_> {
 
 impl Drop for Checkout<'_> {
     fn drop(&mut self) {
-        if let Some(plugin) = self.plugin.take() {
-            drop(plugin);
+        if let Some(instance) = self.instance.take() {
+            drop(instance);
             let mut pool = self.host.lock_pool();
             pool.live -= 1;
             drop(pool);
@@ -153,8 +159,8 @@ impl Host {
     /// serves (the host policy's `retireMemoryPages`).
     pub const RETIRE_MEMORY_PAGES: u32 = 1024;
 
-    /// After a call whose request or response is over 64 KiB, the instance is
-    /// asked how far its memory grew (`describe` with `"memory": true`).
+    /// After a call whose request or response is over 64 KiB, the host looks
+    /// at how far the instance's memory grew.
     pub const MEMORY_CHECK_BYTES: usize = 64 << 10;
 
     /// Loads the embedded module with the default options.
@@ -165,7 +171,6 @@ impl Host {
     /// Checks the module's sha256, compiles it, and checks its ABI major
     /// with `describe`.
     pub fn with_options(options: Options) -> Result<Host> {
-        refuse_wasi_output()?;
         let (wasm, want) = match &options.wasm {
             Some((bytes, sha)) => (bytes.as_slice(), sha.as_str()),
             None => (WASM, wasm_sha256()),
@@ -176,20 +181,11 @@ impl Host {
                 "toolerr: module sha256 is {got}, want {want}"
             )));
         }
-        // The cap is the module's own memory maximum, not Extism's memory
-        // limit: that one counts the kernel's memory too, and traps at the
-        // first growth that would cross it where the module's maximum
-        // refuses the growth (the module then grows by less, as on every
-        // other host).
+        // The cap is the module's own memory maximum: a growth past it is
+        // refused inside the module (which then traps, out of memory), as on
+        // every other host.
         let capped = with_memory_max(wasm, options.memory_max_pages)?;
-        let mut manifest = Manifest::new([Wasm::data(capped)]);
-        if let Some(timeout) = options.call_timeout {
-            manifest = manifest.with_timeout(timeout);
-        }
-        let compiled = PluginBuilder::new(manifest)
-            .with_wasi(true)
-            .compile()
-            .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))?;
+        let compiled = Compiled::new(&capped, options.call_timeout)?;
         let max_instances = match options.max_instances {
             0 => std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -286,53 +282,58 @@ impl Host {
     /// Runs one call on a pooled instance.
     fn run(&self, export: &str, request: &[u8]) -> Result<String> {
         let mut checkout = self.acquire()?;
-        let plugin = checkout
-            .plugin
+        let instance = checkout
+            .instance
             .as_mut()
             .expect("a checkout holds an instance");
-        let outcome = plugin
-            .call_get_error_code::<&[u8], &[u8]>(export, request)
-            .map(|bytes| bytes.to_vec());
-        // Dropping a checkout instead of releasing it retires its instance.
-        let grown = |plugin: &mut Plugin, size: usize| {
+        let outcome = instance.call(export, request);
+        // Dropping a checkout instead of releasing it retires its instance:
+        // after a trap or a timeout, and when its memory grew too far.
+        let grown = |instance: &Instance, size: usize| {
             size > Self::MEMORY_CHECK_BYTES
-                && memory_pages(plugin).is_none_or(|p| p > Self::RETIRE_MEMORY_PAGES)
+                && instance.memory_pages() > u64::from(Self::RETIRE_MEMORY_PAGES)
         };
         match outcome {
-            Ok(bytes) => {
-                let size = request.len().max(bytes.len());
-                if !grown(checkout.plugin.as_mut().expect("held"), size) {
+            Outcome::Response(bytes) => {
+                if !grown(instance, request.len().max(bytes.len())) {
                     checkout.release();
                 }
                 String::from_utf8(bytes)
                     .map_err(|e| Error::internal(format!("{export}: response is not UTF-8: {e}")))
             }
-            Err((err, rc)) => {
-                // A bad request: the export returned 1 and set the error
-                // object. The instance is healthy and goes back to the pool.
-                if rc == 1 {
-                    if let Ok(module) = serde_json::from_str::<ModuleError>(&err.to_string()) {
-                        if !grown(checkout.plugin.as_mut().expect("held"), request.len()) {
-                            checkout.release();
-                        }
-                        return Err(Error::new(
-                            ErrorCode::from_abi(&module.code),
-                            module.message,
-                        ));
-                    }
+            // A bad request: the instance is healthy and goes back to the pool.
+            Outcome::Refused(bytes) => {
+                if !grown(instance, request.len().max(bytes.len())) {
+                    checkout.release();
                 }
-                // Anything else (a trap, a timeout, an out-of-memory) leaves
-                // the instance in an undefined state: dropping the checkout
-                // discards it.
+                match serde_json::from_slice::<ModuleError>(&bytes) {
+                    Ok(module) => Err(Error::new(
+                        ErrorCode::from_abi(&module.code),
+                        module.message,
+                    )),
+                    Err(e) => Err(Error::internal(format!(
+                        "{export}: undecodable error object: {e}"
+                    ))),
+                }
+            }
+            Outcome::TooLarge => {
+                checkout.release();
+                Err(Error::new(
+                    ErrorCode::RequestTooLarge,
+                    format!("{export}: request is {} bytes, too large", request.len()),
+                ))
+            }
+            Outcome::Timeout => {
                 drop(checkout);
-                if err.to_string() == "timeout" {
-                    return Err(Error::new(
-                        ErrorCode::Timeout,
-                        format!("{export}: the call ran out of time"),
-                    ));
-                }
+                Err(Error::new(
+                    ErrorCode::Timeout,
+                    format!("{export}: the call ran out of time"),
+                ))
+            }
+            Outcome::Trap(message) => {
+                drop(checkout);
                 Err(Error::trap(format!(
-                    "{export}: the module trapped: {err:#}"
+                    "{export}: the module trapped: {message}"
                 )))
             }
         }
@@ -347,10 +348,10 @@ impl Host {
     fn acquire(&self) -> Result<Checkout<'_>> {
         let mut pool = self.lock_pool();
         loop {
-            if let Some(plugin) = pool.idle.pop() {
+            if let Some(instance) = pool.idle.pop() {
                 return Ok(Checkout {
                     host: self,
-                    plugin: Some(plugin),
+                    instance: Some(instance),
                 });
             }
             if pool.live < self.max_instances {
@@ -359,11 +360,11 @@ impl Host {
                 // From here on, dropping the checkout gives the slot back.
                 let mut checkout = Checkout {
                     host: self,
-                    plugin: None,
+                    instance: None,
                 };
-                match self.new_instance() {
-                    Ok(plugin) => {
-                        checkout.plugin = Some(plugin);
+                match self.compiled.instantiate() {
+                    Ok(instance) => {
+                        checkout.instance = Some(instance);
                         return Ok(checkout);
                     }
                     Err(e) => {
@@ -377,12 +378,6 @@ impl Host {
             }
             pool = self.freed.wait(pool).unwrap_or_else(|p| p.into_inner());
         }
-    }
-
-    fn new_instance(&self) -> Result<Plugin> {
-        refuse_wasi_output()?;
-        Plugin::new_from_compiled(&self.compiled)
-            .map_err(|e| Error::trap(format!("toolerr: new instance: {e:#}")))
     }
 
     /// How much of a line over the request limit the gate reads: its
@@ -489,6 +484,22 @@ impl Host {
         self.result("rate_limited", request)
     }
 
+    /// Renders the `UNKNOWN_ACTION` envelope of a call to a tool the server
+    /// does not have (ABI 1.5): `tool` is the name called, `tools` the
+    /// server's tools in its order (as tools/list gives them); the module
+    /// lists the closest to `tool` first.
+    pub fn unknown_tool<I>(&self, tool: &str, tools: I) -> Result<CallToolResult>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let request = abi::UnknownToolRequest {
+            tool: tool.into(),
+            tools: tools.into_iter().map(|t| t.as_ref().to_string()).collect(),
+        };
+        self.result("unknown_tool", &request)
+    }
+
     /// Renders the `SERVER_BUSY` envelope of a concurrency guard.
     pub fn server_busy(&self, request: &abi::ServerBusyRequest) -> Result<CallToolResult> {
         self.result("server_busy", request)
@@ -505,16 +516,22 @@ impl Host {
     /// Checks arguments against a tool's JSON Schema. `Valid`, or `Invalid`
     /// with the `<validation_error>` to answer with.
     pub fn validate(&self, request: &abi::ValidateRequest) -> Result<abi::Validation> {
-        self.validate_json(request)
+        let body = serde_json::to_vec(request)
+            .map_err(|e| Error::invalid(format!("validate: request could not be encoded: {e}")))?;
+        self.validate_bytes(&body)
     }
 
-    /// [`Host::validate`] for any request that serializes as one (the
-    /// router glue borrows a tool's schema instead of copying it).
-    pub(crate) fn validate_json<R: Serialize + ?Sized>(
-        &self,
-        request: &R,
-    ) -> Result<abi::Validation> {
-        let response: abi::ValidateResponse = self.call_json("validate", request)?;
+    /// [`Host::validate`] on a request already written as JSON (the router
+    /// glue writes each tool's schema once). Arguments that pass are known
+    /// by the response's text, `{"valid":true}`, without decoding it.
+    pub(crate) fn validate_bytes(&self, request: &[u8]) -> Result<abi::Validation> {
+        const VALID: &str = r#"{"valid":true}"#;
+        let text = self.call_raw("validate", request)?;
+        if text == VALID {
+            return Ok(abi::Validation::Valid);
+        }
+        let response: abi::ValidateResponse = serde_json::from_str(&text)
+            .map_err(|e| Error::internal(format!("validate: undecodable response: {e}")))?;
         match (response.valid, response.result) {
             (true, _) => Ok(abi::Validation::Valid),
             (false, Some(result)) => Ok(abi::Validation::Invalid(result)),
@@ -575,16 +592,6 @@ impl Host {
     }
 }
 
-fn refuse_wasi_output() -> Result<()> {
-    if std::env::var_os(WASI_OUTPUT_VARIABLE).is_some() {
-        return Err(Error::trap(format!(
-            "toolerr: {WASI_OUTPUT_VARIABLE} is set, which would send the plugin's output to this \
-             process's stdout and stderr; unset it"
-        )));
-    }
-    Ok(())
-}
-
 /// Stands in until `describe` answers: it lists `describe` only.
 fn placeholder_description() -> Description {
     Description {
@@ -609,20 +616,6 @@ pub fn host() -> Result<&'static Host> {
     HOST.get_or_init(Host::new).as_ref().map_err(Clone::clone)
 }
 
-/// The module's linear memory, in 64 KiB pages, as the module tells it (the
-/// Extism runtime exposes only its kernel's); `None` when it cannot.
-fn memory_pages(plugin: &mut Plugin) -> Option<u32> {
-    #[derive(Deserialize)]
-    struct Memory {
-        #[serde(rename = "memoryPages")]
-        memory_pages: u32,
-    }
-    let out = plugin
-        .call::<&[u8], &[u8]>("describe", br#"{"memory":true}"#)
-        .ok()?;
-    serde_json::from_slice::<Memory>(out).ok().map(|m| m.memory_pages)
-}
-
 /// Returns the module with its memory's maximum set to `max_pages` (or kept,
 /// when the module declares a lower one), as the Node binding writes it: its
 /// digest is checked before, and growing past the maximum then fails inside
@@ -632,9 +625,7 @@ pub(crate) fn with_memory_max(wasm: &[u8], max_pages: u32) -> Result<Vec<u8>> {
     let leb = |mut at: usize| -> Result<(u64, usize)> {
         let (mut value, mut shift) = (0u64, 0u32);
         loop {
-            let byte = *wasm
-                .get(at)
-                .ok_or_else(|| bad("the module is truncated"))?;
+            let byte = *wasm.get(at).ok_or_else(|| bad("the module is truncated"))?;
             at += 1;
             value |= u64::from(byte & 0x7f) << shift;
             shift += 7;
@@ -665,9 +656,7 @@ pub(crate) fn with_memory_max(wasm: &[u8], max_pages: u32) -> Result<Vec<u8>> {
                 .get(flags_at)
                 .ok_or_else(|| bad("the module is truncated"))?;
             if count != 1 || flags > 1 {
-                return Err(bad(
-                    "the module's memory is not one unshared 32-bit memory",
-                ));
+                return Err(bad("the module's memory is not one unshared 32-bit memory"));
             }
             let (min, after_min) = leb(flags_at + 1)?;
             let max = if flags == 1 {

@@ -1,6 +1,6 @@
 //! toolerr for Rust: MCP Fusion's error contract — `<tool_error>` and
 //! `<validation_error>` envelopes for language models — from the one
-//! `toolerr.wasm` every toolerr binding loads, run by the `extism` crate.
+//! `toolerr.wasm` every toolerr binding loads, run by Wasmtime.
 //!
 //! This crate holds no contract logic: it builds a request, calls the module,
 //! and wraps the response. Every envelope it returns is byte-identical to what
@@ -15,7 +15,9 @@
 //! - [`check`] turns an rmcp client's result into `Result<_, ClientError>`.
 //! - [`heal`] (cargo feature `server`, on by default) puts all of it inside
 //!   an rmcp `ToolRouter`: arguments validated against each tool's schema,
-//!   handler errors and panics rendered as envelopes.
+//!   handler errors and panics rendered as envelopes, a call to a tool the
+//!   router does not have answered with `UNKNOWN_ACTION` ([`HealedRouter`],
+//!   [`HealOptions`]).
 //! - [`stdio`] (feature `server`) is rmcp's stdio transport behind the
 //!   module's stdio gate ([`Host::gate`]): `server.serve(toolerr::stdio())`
 //!   answers every request a client sends, however malformed.
@@ -37,6 +39,7 @@
 
 pub mod abi;
 mod builder;
+mod engine;
 mod error;
 #[cfg(feature = "server")]
 mod heal;
@@ -53,7 +56,7 @@ pub use abi::{
 pub use builder::{ErrorBuilder, ToolError, tool_error};
 pub use error::{Error, ErrorCode, Result};
 #[cfg(feature = "server")]
-pub use heal::heal;
+pub use heal::{HealOptions, HealedRouter, UnknownTool, heal, heal_with};
 pub use host::{
     ABI_MAJOR, Host, Options, WASI_OUTPUT_VARIABLE, WASM, WASM_SHA256_FILE, host, wasm_sha256,
 };
@@ -106,6 +109,17 @@ pub fn rate_limited(
         key: key.map(Into::into),
     };
     Ok(host()?.rate_limited(&request)?.into())
+}
+
+/// Renders the `UNKNOWN_ACTION` envelope of a call to a tool the server does
+/// not have: `tool` is the name called, `tools` the server's tools in its
+/// order; see [`Host::unknown_tool`].
+pub fn unknown_tool<I>(tool: &str, tools: I) -> Result<McpResult>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    Ok(host()?.unknown_tool(tool, tools)?.into())
 }
 
 /// Renders the `SERVER_BUSY` envelope of a concurrency guard.

@@ -9,13 +9,16 @@ use common::INTERNAL_RECOVERY;
 use std::panic::panic_any;
 use std::time::Duration;
 
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool,
+};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::json;
-use toolerr::{Severity, ToolError, tool_error};
+use toolerr::{HealOptions, HealedRouter, Severity, ToolError, UnknownTool, tool_error};
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct Id {
@@ -26,7 +29,38 @@ struct Id {
 /// Every outcome a handler can have, one tool each.
 #[derive(Clone)]
 struct Server {
-    tool_router: ToolRouter<Self>,
+    tool_router: Routes,
+}
+
+/// The server's router: healed, or rmcp's alone (to compare with).
+#[derive(Clone)]
+enum Routes {
+    Plain(ToolRouter<Server>),
+    Healed(HealedRouter<Server>),
+}
+
+/// What `#[tool_handler]` calls on its router.
+impl Routes {
+    async fn call(&self, ctx: ToolCallContext<'_, Server>) -> Result<CallToolResponse, ErrorData> {
+        match self {
+            Routes::Plain(router) => router.call(ctx).await,
+            Routes::Healed(router) => router.call(ctx).await,
+        }
+    }
+
+    fn list_all(&self) -> Vec<Tool> {
+        match self {
+            Routes::Plain(router) => router.list_all(),
+            Routes::Healed(router) => router.list_all(),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&Tool> {
+        match self {
+            Routes::Plain(router) => router.get(name),
+            Routes::Healed(router) => router.get(name),
+        }
+    }
 }
 
 #[tool_router]
@@ -127,9 +161,21 @@ type Client = RunningService<RoleClient, ()>;
 async fn connect(heal: bool) -> Client {
     let mut router = Server::tool_router();
     router.disable_route("hidden");
-    let router = if heal { toolerr::heal(router) } else { router };
+    let tool_router = if heal {
+        Routes::Healed(toolerr::heal(router))
+    } else {
+        Routes::Plain(router)
+    };
+    serve(Server { tool_router }).await
+}
+
+/// A server healed with `options`, and a client connected to it.
+async fn connect_with(options: HealOptions) -> Client {
+    let mut router = toolerr::heal_with(Server::tool_router(), options);
+    // Disabled after heal: the healed router is rmcp's underneath.
+    router.disable_route("hidden");
     serve(Server {
-        tool_router: router,
+        tool_router: Routes::Healed(router),
     })
     .await
 }
@@ -202,7 +248,8 @@ fn validation(fields: &[&str]) -> (Vec<String>, bool) {
 }
 
 /// The field of a validation error for `{"id": "INV-1"}`.
-const PATTERN_FIELD: &str = "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>";
+const PATTERN_FIELD: &str =
+    "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>";
 
 const CONFLICT: &str = "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Invoice inv_002 is already paid</message>\n<available_actions>\n  <action>billing.get_invoice</action>\n</available_actions>\n</tool_error>";
 
@@ -221,9 +268,7 @@ async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run()
     );
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": 5}"#).await,
-        validation(&[
-            "<field name=\"id\">Expected string, received number. You sent: 5. Expected type: string.</field>"
-        ])
+        validation(&["<field name=\"id\">Expected string, received number. You sent: 5.</field>"])
     );
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
@@ -240,7 +285,7 @@ async fn validation_errors_list_fields_in_the_order_the_arguments_came() {
     let client = connect(true).await;
     let field = |name: &str, sent: u8| {
         format!(
-            "<field name=\"{name}\">Expected string, received number. You sent: {sent}. Expected type: string.</field>\n"
+            "<field name=\"{name}\">Expected string, received number. You sent: {sent}.</field>\n"
         )
     };
     let recovery = "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>";
@@ -356,49 +401,163 @@ async fn what_serde_refuses_after_the_schema_is_a_validation_error() {
     assert_eq!(
         answer(&client, "loose", r#"{"ident": "inv_001"}"#).await,
         (
-            vec!["<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id` You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>".to_string()],
+            vec!["<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id`. You sent: {\"ident\":\"inv_001\"}.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>".to_string()],
             true
         )
     );
     client.cancel().await.unwrap();
 }
 
-#[tokio::test]
-async fn unknown_and_disabled_tools_are_left_to_rmcp() {
-    let client = connect(true).await;
-    for tool in ["billing.refund_invoice", "hidden"] {
-        match call(&client, tool, "{}").await {
-            Err(ServiceError::McpError(e)) => assert_eq!(
-                (e.code, e.message.as_ref()),
-                (rmcp::model::ErrorCode::INVALID_PARAMS, "tool not found")
-            ),
-            other => panic!("{tool}: {other:?}"),
-        }
-    }
-    // tools/list is rmcp's too: the healed router advertises the same tools.
-    let names: Vec<String> = client
+/// The names tools/list gives, in its order.
+async fn listed(client: &Client) -> Vec<String> {
+    client
         .list_all_tools()
         .await
         .unwrap()
         .into_iter()
         .map(|t| t.name.into_owned())
+        .collect()
+}
+
+/// The envelope of a call to `tool`, which the server does not have: the
+/// module's `unknown_tool` with the tools the server lists.
+fn unknown_action(tool: &str, tools: &[String]) -> (Vec<String>, bool) {
+    let result = toolerr::unknown_tool(tool, tools).unwrap();
+    let texts = result
+        .content
+        .iter()
+        .map(|c| c.as_text().unwrap().text.clone())
         .collect();
-    assert_eq!(names.len(), 11);
-    assert!(!names.iter().any(|n| n == "hidden"));
+    (texts, result.is_error.unwrap_or(false))
+}
+
+#[tokio::test]
+async fn unknown_and_disabled_tools_get_unknown_action() {
+    let client = connect(true).await;
+    let tools = listed(&client).await;
+    assert_eq!(tools.len(), 11);
+    assert!(!tools.iter().any(|n| n == "hidden"));
+    // The name called, and the server's tools closest to it first.
+    let (texts, is_error) = answer(&client, "billing.refund_invoice", "{}").await;
+    assert!(is_error);
+    assert_eq!(texts.len(), 1);
+    assert!(
+        texts[0].starts_with(
+            "<tool_error code=\"UNKNOWN_ACTION\">\n<message>The tool \"billing.refund_invoice\" does not exist.</message>\n<available_actions>billing.get_invoice, "
+        ),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[0].ends_with("</available_actions>\n<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n</tool_error>"));
+    assert_eq!(
+        (texts, is_error),
+        unknown_action("billing.refund_invoice", &tools)
+    );
+    // A disabled tool is one the server does not have; so is a call with no
+    // arguments, or with arguments no tool would take.
+    for (tool, args) in [("hidden", ""), ("hidden", "{}"), ("", r#"{"id": 5}"#)] {
+        assert_eq!(
+            answer(&client, tool, args).await,
+            unknown_action(tool, &tools),
+            "{tool:?} {args}"
+        );
+    }
+    // A name that is markup is escaped as the module escapes content.
+    let (texts, _) = answer(&client, "</message><x>", "").await;
+    assert!(
+        texts[0].contains("<message>The tool \"&lt;/message>&lt;x>\" does not exist.</message>"),
+        "{}",
+        texts[0]
+    );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_option_keeps_rmcps_protocol_error_for_unknown_tools() {
+    let options = HealOptions {
+        unknown_tool: UnknownTool::ProtocolError,
+        ..HealOptions::default()
+    };
+    let unhealed = connect(false).await;
+    for client in [connect_with(options).await, unhealed] {
+        for tool in ["billing.refund_invoice", "hidden"] {
+            match call(&client, tool, "{}").await {
+                Err(ServiceError::McpError(e)) => assert_eq!(
+                    (e.code, e.message.as_ref()),
+                    (rmcp::model::ErrorCode::INVALID_PARAMS, "tool not found")
+                ),
+                other => panic!("{tool}: {other:?}"),
+            }
+        }
+        // The rest is healed as ever.
+        client.cancel().await.unwrap();
+    }
+    let client = connect_with(options).await;
+    assert_eq!(
+        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
+        validation(&[PATTERN_FIELD])
+    );
+    client.cancel().await.unwrap();
+}
+
+/// What heal leaves alone: tools/list (every member of every tool) and the
+/// answers of calls that succeed are those of the same server unhealed.
+#[tokio::test]
+async fn tools_list_and_successes_are_unchanged() {
+    let healed = connect(true).await;
+    let unhealed = connect(false).await;
+    let healed_tools = serde_json::to_value(healed.list_all_tools().await.unwrap()).unwrap();
+    let unhealed_tools = serde_json::to_value(unhealed.list_all_tools().await.unwrap()).unwrap();
+    assert_eq!(healed_tools, unhealed_tools);
+    assert_eq!(healed_tools.as_array().map(Vec::len), Some(11));
+    for (tool, args) in [
+        ("billing.get_invoice", r#"{"id": "inv_001"}"#),
+        ("pair", r#"{"b": "x", "a": "y"}"#),
+        ("warning", ""),
+        ("envelope", ""),
+    ] {
+        let healed_answer = call(&healed, tool, args).await.unwrap();
+        let unhealed_answer = call(&unhealed, tool, args).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&healed_answer).unwrap(),
+            serde_json::to_value(&unhealed_answer).unwrap(),
+            "{tool} {args}"
+        );
+    }
+    healed.cancel().await.unwrap();
+    unhealed.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_host_of_its_own() {
     let host: &'static toolerr::Host = Box::leak(Box::new(toolerr::Host::new().unwrap()));
     let client = serve(Server {
-        tool_router: host.heal(Server::tool_router()),
+        tool_router: Routes::Healed(host.heal(Server::tool_router())),
     })
     .await;
     assert_eq!(
         answer(&client, "plain_err", "").await,
         internal("[plain_err] exporter backend unavailable")
     );
+    let tools = listed(&client).await;
+    assert_eq!(
+        answer(&client, "nope", "").await,
+        unknown_action("nope", &tools)
+    );
+    client.cancel().await.unwrap();
+    // With options, on the same host.
+    let options = HealOptions {
+        unknown_tool: UnknownTool::ProtocolError,
+        ..HealOptions::default()
+    };
+    let client = serve(Server {
+        tool_router: Routes::Healed(host.heal_with(Server::tool_router(), options)),
+    })
+    .await;
+    assert!(matches!(
+        call(&client, "nope", "").await,
+        Err(ServiceError::McpError(_))
+    ));
     client.cancel().await.unwrap();
 }
 
@@ -428,5 +587,22 @@ async fn healed_in_the_attribute() {
         answer(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#).await,
         (vec!["inv_003".to_string()], false)
     );
+    assert_eq!(
+        answer(&client, "billing.get_invoce", "{}").await,
+        unknown_action("billing.get_invoce", &["billing.get_invoice".to_string()])
+    );
     client.cancel().await.unwrap();
+}
+
+/// The healed router is still the ToolRouter underneath.
+#[test]
+fn a_healed_router_derefs_to_its_tool_router() {
+    let mut healed = toolerr::heal(Server::tool_router());
+    assert!(healed.has_route("pair"));
+    assert!(healed.disable_route("pair"));
+    assert!(healed.get("pair").is_none());
+    assert_eq!(healed.list_all().len(), 11);
+    let router: ToolRouter<Server> = healed.clone().into_router();
+    assert!(router.is_disabled("pair"));
+    assert!(format!("{healed:?}").starts_with("HealedRouter"));
 }

@@ -164,11 +164,7 @@ fn the_memory_cap_applies() {
     // An adversarial parse of 4 MiB needs some 150 MiB: it answers under the
     // default cap, and traps (the instance replaced, the next call answered)
     // under a cap of 150 pages.
-    let text = format!(
-        "<tool_error code='X'><message>m</message>{}",
-        "<detail key='v' k2='<detail key=' ".repeat(120_000)
-    );
-    let request = json!({"text": text});
+    let request = adversarial_parse();
     let host = Host::with_options(Options {
         max_instances: 1,
         ..Options::default()
@@ -189,4 +185,64 @@ fn the_memory_cap_applies() {
     small
         .call("required_field", &json!({"field": "id"}))
         .expect("the next call");
+}
+
+#[test]
+fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
+    // The adversarial parse runs for far longer than 20 ms; a small call
+    // takes well under it.
+    let request = adversarial_parse();
+    let host = Host::with_options(Options {
+        max_instances: 1,
+        call_timeout: Some(std::time::Duration::from_millis(20)),
+        ..Options::default()
+    })
+    .expect("host");
+    for round in 0..2 {
+        let started = std::time::Instant::now();
+        let err = host.call("parse", &request).expect_err("answered in 20 ms");
+        assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+        assert_eq!(err.message, "parse: the call ran out of time");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "round {round}: stopped after {:?}",
+            started.elapsed()
+        );
+        assert_eq!(host.live_instances(), 0, "the instance is retired");
+        host.call("required_field", &json!({"field": "id"}))
+            .expect("the next call");
+        assert_eq!(host.live_instances(), 1);
+        // Idle for over a second: the clock that bounds calls sleeps, and
+        // the next call wakes it.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+    }
+}
+
+#[test]
+fn a_short_call_timeout_still_makes_instances() {
+    // Starting an instance (the module's `_initialize`) takes far longer
+    // than 1 ms; it is bounded by the default timeout, and a small call
+    // then answers within 1 ms.
+    let host = Host::with_options(Options {
+        max_instances: 1,
+        call_timeout: Some(std::time::Duration::from_millis(1)),
+        ..Options::default()
+    })
+    .expect("host");
+    for _ in 0..3 {
+        let text = host
+            .call("required_field", &json!({"field": "id"}))
+            .expect("a small call answers");
+        assert!(text.contains("MISSING_REQUIRED_FIELD"), "{text}");
+    }
+}
+
+/// A parse request of 4 MiB whose every detail opens another: slow, and
+/// some 150 MiB of the module's memory.
+fn adversarial_parse() -> serde_json::Value {
+    let text = format!(
+        "<tool_error code='X'><message>m</message>{}",
+        "<detail key='v' k2='<detail key=' ".repeat(120_000)
+    );
+    json!({"text": text})
 }

@@ -9,7 +9,7 @@
 mod common;
 use common::load_vectors;
 
-use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
@@ -140,7 +140,7 @@ struct Id {
 
 #[derive(Clone)]
 struct Server {
-    tool_router: ToolRouter<Self>,
+    tool_router: toolerr::HealedRouter<Self>,
 }
 
 #[tool_router]

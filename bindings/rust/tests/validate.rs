@@ -22,7 +22,7 @@ fn validate_answers_valid_or_the_validation_error() {
             assert!(result.is_error);
             assert_eq!(
                 result.text(),
-                "<validation_error action=\"billing.get_invoice\">\n<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>"
+                "<validation_error action=\"billing.get_invoice\">\n<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>"
             );
         }
         Validation::Valid => panic!("INV-1 passed the pattern"),

@@ -1,6 +1,9 @@
 //! Drives the quickstart-rust binary over stdio with rmcp's own client: the
 //! rmcp-style server, healed in one line, answers bad arguments with a
-//! validation error and failures with tool errors.
+//! validation error, failures (a panic included) with tool errors and an
+//! unknown tool with UNKNOWN_ACTION, and writes nothing on stderr.
+
+use std::process::Stdio;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
@@ -10,11 +13,28 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 type Client = RunningService<RoleClient, ()>;
 
 async fn start() -> Client {
+    start_with(&[], Stdio::inherit()).await
+}
+
+/// The server with `env` set (and the variables that change what Rust
+/// prints removed otherwise), its stderr going to `stderr`.
+async fn start_with(env: &[(&str, &str)], stderr: Stdio) -> Client {
     let bin = env!("CARGO_BIN_EXE_quickstart-rust");
-    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
-        cmd.env_remove(toolerr::WASI_OUTPUT_VARIABLE);
-    }))
-    .expect("start quickstart-rust");
+    let command = tokio::process::Command::new(bin).configure(|cmd| {
+        for name in [
+            toolerr::WASI_OUTPUT_VARIABLE,
+            "RUST_BACKTRACE",
+            "RUST_LIB_BACKTRACE",
+            "RUST_LOG",
+        ] {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.iter().copied());
+    });
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(stderr)
+        .spawn()
+        .expect("start quickstart-rust");
     ().serve(transport).await.expect("initialize")
 }
 
@@ -87,13 +107,11 @@ async fn quickstart_answers() {
     );
     assert_eq!(
         call(&client, get, r#"{"id": 5}"#).await,
-        validation_error("Expected string, received number. You sent: 5. Expected type: string.")
+        validation_error("Expected string, received number. You sent: 5.")
     );
     assert_eq!(
         call(&client, get, r#"{"id": "INV-1"}"#).await,
-        validation_error(
-            "Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'. Value does not match the required pattern."
-        )
+        validation_error("Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.")
     );
 
     let (text, is_error) = call(&client, get, r#"{"id": "inv_404"}"#).await;
@@ -118,6 +136,7 @@ async fn quickstart_answers() {
         )
     );
 
+    // export_invoices panics: INTERNAL_ERROR with the panic's message.
     let (text, is_error) = call(&client, "billing.export_invoices", "{}").await;
     assert!(
         text.starts_with("<tool_error code=\"INTERNAL_ERROR\""),
@@ -128,5 +147,73 @@ async fn quickstart_answers() {
         (shared_text("billing.export_invoices", "{}"), true)
     );
 
+    // A tool the server does not have: UNKNOWN_ACTION with the tools it
+    // lists, the closest to the name called first.
+    assert_eq!(
+        call(&client, "billing.refund_invoice", r#"{"id": "inv_001"}"#).await,
+        (
+            "<tool_error code=\"UNKNOWN_ACTION\">\n<message>The tool \"billing.refund_invoice\" does not exist.</message>\n<available_actions>billing.get_invoice, billing.export_invoices</available_actions>\n<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n</tool_error>".to_string(),
+            true
+        )
+    );
+    let unknown = toolerr::unknown_tool("billing.refund_invoice", &names).expect("unknown_tool");
+    assert_eq!(
+        call(&client, "billing.refund_invoice", "{}").await.0,
+        unknown.content[0].as_text().expect("a text block").text
+    );
+
     client.cancel().await.expect("close the server");
+}
+
+/// The failures a model commits in its first hour, 200 calls in all: bad
+/// arguments, a returned toolerr error, a panic and an unknown tool. Each
+/// gets its envelope, and the server writes nothing on stderr, with
+/// `RUST_BACKTRACE=1` as without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_calls_write_nothing_on_stderr() {
+    let failing = [
+        ("billing.get_invoice", r#"{"id": 5}"#, "<validation_error "),
+        (
+            "billing.get_invoice",
+            r#"{"id": "inv_404"}"#,
+            "<tool_error code=\"NOT_FOUND\"",
+        ),
+        (
+            "billing.export_invoices",
+            "{}",
+            "<tool_error code=\"INTERNAL_ERROR\"",
+        ),
+        (
+            "billing.refund_invoice",
+            "{}",
+            "<tool_error code=\"UNKNOWN_ACTION\"",
+        ),
+    ];
+    for env in [&[][..], &[("RUST_BACKTRACE", "1")][..]] {
+        let path = std::env::temp_dir().join(format!(
+            "quickstart-rust-stderr-{}-{}.txt",
+            std::process::id(),
+            env.len()
+        ));
+        let file = std::fs::File::create(&path).expect("a stderr file");
+        let client = start_with(env, Stdio::from(file)).await;
+        for i in 0..200 {
+            let (tool, args, start) = failing[i % failing.len()];
+            let (text, is_error) = call(&client, tool, args).await;
+            assert!(
+                is_error && text.starts_with(start),
+                "{env:?} {tool} {args}: {text}"
+            );
+        }
+        // Still serving.
+        assert!(
+            !call(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#)
+                .await
+                .1
+        );
+        client.cancel().await.expect("close the server");
+        let stderr = std::fs::read_to_string(&path).expect("the stderr file");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(stderr, "", "{env:?}: the server wrote on stderr");
+    }
 }

@@ -1,9 +1,10 @@
 //! heal-rust: every tool of tests/heal/corpus.json on rmcp's tool router over
 //! stdio, each tool advertising its schema as its server published it and
 //! answering "ok" to the arguments that reach it. Without `--plain` the router
-//! is healed by `toolerr::heal`; with it, rmcp alone answers (it checks no
-//! argument against a tool's `inputSchema`). The heal bench
-//! (`go run ./tests/heal`) drives it.
+//! is healed by `toolerr::heal` (a call to a tool it does not have gets
+//! UNKNOWN_ACTION listing its tools); with it, rmcp alone answers (it checks
+//! no argument against a tool's `inputSchema`, and answers an unknown tool
+//! with a JSON-RPC error). The heal bench (`go run ./tests/heal`) drives it.
 //!
 //! ```text
 //! heal-rust [--plain] [--corpus FILE]
@@ -13,10 +14,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use rmcp::transport::stdio;
-use rmcp::{ServerHandler, ServiceExt, tool_handler};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
 use serde::Deserialize;
+use toolerr::HealedRouter;
 
 #[derive(Deserialize)]
 struct Corpus {
@@ -32,13 +35,43 @@ struct CorpusTool {
 
 #[derive(Clone)]
 struct Bench {
-    tool_router: ToolRouter<Self>,
+    tool_router: Routes,
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {}
 
-fn router(corpus: Corpus, plain: bool) -> ToolRouter<Bench> {
+/// The router `#[tool_handler]` routes through: rmcp's alone, or healed.
+#[derive(Clone)]
+enum Routes {
+    Plain(ToolRouter<Bench>),
+    Healed(HealedRouter<Bench>),
+}
+
+impl Routes {
+    async fn call(&self, ctx: ToolCallContext<'_, Bench>) -> Result<CallToolResponse, ErrorData> {
+        match self {
+            Routes::Plain(router) => router.call(ctx).await,
+            Routes::Healed(router) => router.call(ctx).await,
+        }
+    }
+
+    fn list_all(&self) -> Vec<Tool> {
+        match self {
+            Routes::Plain(router) => router.list_all(),
+            Routes::Healed(router) => router.list_all(),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&Tool> {
+        match self {
+            Routes::Plain(router) => router.get(name),
+            Routes::Healed(router) => router.get(name),
+        }
+    }
+}
+
+fn router(corpus: Corpus, plain: bool) -> Routes {
     let mut router = ToolRouter::new();
     for tool in corpus.tools {
         let attr = Tool::new(tool.tool.clone(), tool.tool, Arc::new(tool.input_schema));
@@ -46,7 +79,11 @@ fn router(corpus: Corpus, plain: bool) -> ToolRouter<Bench> {
             Box::pin(async { Ok(CallToolResult::success(vec![ContentBlock::text("ok")]).into()) })
         }));
     }
-    if plain { router } else { toolerr::heal(router) }
+    if plain {
+        Routes::Plain(router)
+    } else {
+        Routes::Healed(toolerr::heal(router))
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]

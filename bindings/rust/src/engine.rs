@@ -1,0 +1,474 @@
+//! The module on Wasmtime, driven through its raw path (abi/ABI.md, "Raw
+//! path"): `toolerr_buffer` gives the address of a buffer inside the module,
+//! the host writes the export's name and the request there, `toolerr_call`
+//! runs the export and answers where the response lies in linear memory. One
+//! copy each way and no Extism kernel between the host and the module, as in
+//! the Go host's wazero engine and the Java binding.
+//!
+//! The module's imports: the WASI functions TinyGo's runtime links, given
+//! here the little they need (no arguments, no files, a clock, random bytes,
+//! output discarded); and `extism:host/env`, which the raw path never calls,
+//! defined as traps.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use wasmtime::{
+    Caller, Config, Engine, EngineWeak, Extern, InstancePre, Linker, Memory, Module, Store, Trap,
+    TypedFunc, Val, ValType,
+};
+
+use crate::error::{Error, Result};
+use crate::host::sha256_hex;
+
+/// How often the epoch advances while a call runs: a call's time bound is
+/// kept to within one tick.
+const TICK: Duration = Duration::from_millis(10);
+
+/// The least bound on an instance's `_initialize`, in ticks: the default
+/// call timeout (10 s).
+const INIT_TICKS: u64 = 10_000 / TICK.as_millis() as u64 + 1;
+
+/// The WASI errno for "bad file descriptor": there are no files.
+const EBADF: i32 = 8;
+
+/// The module compiled for one engine, ready to instantiate.
+pub(crate) struct Compiled {
+    pre: InstancePre<()>,
+    engine: Engine,
+    /// Epoch ticks a call may run; `None` for no bound.
+    deadline: Option<u64>,
+}
+
+/// What one call came to.
+pub(crate) enum Outcome {
+    /// The export's response.
+    Response(Vec<u8>),
+    /// The module's error object (`{"code", "message"}`): a bad request.
+    Refused(Vec<u8>),
+    /// The module has no buffer for a request this large.
+    TooLarge,
+    /// The call ran past its deadline.
+    Timeout,
+    /// The module trapped; the message says how.
+    Trap(String),
+}
+
+impl Compiled {
+    /// Compiles `wasm` (or loads it from the compilation cache) for a new
+    /// engine whose calls are bounded by `timeout`.
+    pub(crate) fn new(wasm: &[u8], timeout: Option<Duration>) -> Result<Compiled> {
+        let mut config = Config::new();
+        config.epoch_interruption(timeout.is_some());
+        let engine = Engine::new(&config)
+            .map_err(|e| Error::trap(format!("toolerr: the wasm engine: {e:#}")))?;
+        let module = load(&engine, wasm)?;
+        let mut linker: Linker<()> = Linker::new(&engine);
+        define_imports(&mut linker, &module)
+            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
+        let pre = linker
+            .instantiate_pre(&module)
+            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
+        let deadline = timeout.map(|t| {
+            ticker().watch(&engine);
+            t.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1
+        });
+        Ok(Compiled {
+            pre,
+            engine,
+            deadline,
+        })
+    }
+
+    /// A new instance, initialized.
+    pub(crate) fn instantiate(&self) -> Result<Instance> {
+        let bad = |e: wasmtime::Error| Error::trap(format!("toolerr: new instance: {e:#}"));
+        let mut store = Store::new(&self.engine, ());
+        // `_initialize` (a WASI reactor's start, some 20 ms on a quiet
+        // machine and more on a loaded one) is bounded too, but never by
+        // less than the default call timeout: a host with a short
+        // `call_timeout` must still be able to make an instance.
+        let _running = self.deadline.map(|ticks| {
+            store.set_epoch_deadline(ticks.max(INIT_TICKS));
+            ticker().running()
+        });
+        let instance = self.pre.instantiate(&mut store).map_err(bad)?;
+        if let Some(init) = instance.get_func(&mut store, "_initialize") {
+            init.typed::<(), ()>(&store)
+                .and_then(|f| f.call(&mut store, ()))
+                .map_err(bad)?;
+        }
+        let buffer = instance
+            .get_typed_func::<i32, i32>(&mut store, "toolerr_buffer")
+            .map_err(bad)?;
+        let call = instance
+            .get_typed_func::<(i32, i32), i64>(&mut store, "toolerr_call")
+            .map_err(bad)?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| Error::trap("toolerr: new instance: the module exports no memory"))?;
+        Ok(Instance {
+            store,
+            buffer,
+            call,
+            memory,
+            deadline: self.deadline,
+        })
+    }
+}
+
+/// One instance of the module; runs one call at a time.
+pub(crate) struct Instance {
+    store: Store<()>,
+    buffer: TypedFunc<i32, i32>,
+    call: TypedFunc<(i32, i32), i64>,
+    memory: Memory,
+    deadline: Option<u64>,
+}
+
+impl Instance {
+    /// Runs `export` on `request`. After a timeout or a trap the instance is
+    /// in an undefined state and must be dropped.
+    pub(crate) fn call(&mut self, export: &str, request: &[u8]) -> Outcome {
+        let trap = |e: wasmtime::Error| match e.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => Outcome::Timeout,
+            _ => Outcome::Trap(format!("{e:#}")),
+        };
+        let (Ok(name_len), Ok(input_len)) =
+            (i32::try_from(export.len()), i32::try_from(request.len()))
+        else {
+            return Outcome::TooLarge;
+        };
+        let _running = self.deadline.map(|ticks| {
+            self.store.set_epoch_deadline(ticks);
+            ticker().running()
+        });
+        let at = match self.buffer.call(&mut self.store, name_len + input_len) {
+            Ok(0) => return Outcome::TooLarge,
+            Ok(at) => at as u32 as usize,
+            Err(e) => return trap(e),
+        };
+        let written = self
+            .memory
+            .write(&mut self.store, at, export.as_bytes())
+            .and_then(|()| {
+                self.memory
+                    .write(&mut self.store, at + export.len(), request)
+            });
+        if let Err(e) = written {
+            return Outcome::Trap(format!("writing the request: {e}"));
+        }
+        let packed = match self.call.call(&mut self.store, (name_len, input_len)) {
+            Ok(packed) => packed as u64,
+            Err(e) => return trap(e),
+        };
+        let (start, len) = ((packed >> 32) as usize, (packed & 0x7fff_ffff) as usize);
+        let Some(bytes) = self.memory.data(&self.store).get(start..start + len) else {
+            return Outcome::Trap("the response lies outside the module's memory".into());
+        };
+        if packed & 0x8000_0000 != 0 {
+            Outcome::Refused(bytes.to_vec())
+        } else {
+            Outcome::Response(bytes.to_vec())
+        }
+    }
+
+    /// The instance's linear memory now, in 64 KiB pages.
+    pub(crate) fn memory_pages(&self) -> u64 {
+        self.memory.size(&self.store)
+    }
+}
+
+/// The module's imports: WASI as far as TinyGo's runtime needs it, and
+/// `extism:host/env` (which only the Extism path calls) as traps.
+fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<()> {
+    const WASI: &str = "wasi_snapshot_preview1";
+    fn memory(caller: &mut Caller<'_, ()>) -> wasmtime::Result<Memory> {
+        match caller.get_export("memory") {
+            Some(Extern::Memory(m)) => Ok(m),
+            _ => Err(wasmtime::Error::msg("the module exports no memory")),
+        }
+    }
+    // Output (a panic message of TinyGo's runtime, before it traps) is
+    // discarded: a stdio server's stdout is its protocol.
+    linker.func_wrap(
+        WASI,
+        "fd_write",
+        |mut caller: Caller<'_, ()>,
+         _fd: i32,
+         iovs: i32,
+         count: i32,
+         written: i32|
+         -> wasmtime::Result<i32> {
+            let memory = memory(&mut caller)?;
+            let mut total = 0u32;
+            for i in 0..count.max(0) as usize {
+                let mut len = [0u8; 4];
+                memory.read(&caller, iovs as u32 as usize + 8 * i + 4, &mut len)?;
+                total = total.wrapping_add(u32::from_le_bytes(len));
+            }
+            memory.write(&mut caller, written as u32 as usize, &total.to_le_bytes())?;
+            Ok(0i32)
+        },
+    )?;
+    linker.func_wrap(
+        WASI,
+        "clock_time_get",
+        |mut caller: Caller<'_, ()>, id: i32, _precision: i64, out: i32| -> wasmtime::Result<i32> {
+            static START: OnceLock<Instant> = OnceLock::new();
+            let nanos = if id == 0 {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64)
+            } else {
+                START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+            };
+            memory(&mut caller)?.write(&mut caller, out as u32 as usize, &nanos.to_le_bytes())?;
+            Ok(0i32)
+        },
+    )?;
+    linker.func_wrap(
+        WASI,
+        "random_get",
+        |mut caller: Caller<'_, ()>, buf: i32, len: i32| -> wasmtime::Result<i32> {
+            let bytes = random_bytes(len.max(0) as usize);
+            memory(&mut caller)?.write(&mut caller, buf as u32 as usize, &bytes)?;
+            Ok(0i32)
+        },
+    )?;
+    // No arguments.
+    linker.func_wrap(
+        WASI,
+        "args_sizes_get",
+        |mut caller: Caller<'_, ()>, count: i32, size: i32| -> wasmtime::Result<i32> {
+            let memory = memory(&mut caller)?;
+            memory.write(&mut caller, count as u32 as usize, &0u32.to_le_bytes())?;
+            memory.write(&mut caller, size as u32 as usize, &0u32.to_le_bytes())?;
+            Ok(0i32)
+        },
+    )?;
+    linker.func_wrap(WASI, "args_get", |_: i32, _: i32| 0i32)?;
+    linker.func_wrap(WASI, "proc_exit", |code: i32| -> wasmtime::Result<()> {
+        Err(wasmtime::Error::msg(format!("the module exited ({code})")))
+    })?;
+    // Every other WASI function is about files, and there are none.
+    const DEFINED: [&str; 6] = [
+        "fd_write",
+        "clock_time_get",
+        "random_get",
+        "args_sizes_get",
+        "args_get",
+        "proc_exit",
+    ];
+    for import in module.imports() {
+        if import.module() != WASI || DEFINED.contains(&import.name()) {
+            continue;
+        }
+        if let wasmtime::ExternType::Func(ty) = import.ty() {
+            let returns_errno =
+                ty.results().len() == 1 && matches!(ty.results().next(), Some(ValType::I32));
+            linker.func_new(WASI, import.name(), ty, move |_, _, results| {
+                if returns_errno {
+                    results[0] = Val::I32(EBADF);
+                }
+                Ok(())
+            })?;
+        }
+    }
+    linker.define_unknown_imports_as_traps(module)
+}
+
+/// Bytes for `random_get`: the module's maps seed from them; nothing it
+/// answers depends on them.
+fn random_bytes(len: usize) -> Vec<u8> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let state = std::collections::hash_map::RandomState::new();
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        let mut hasher = state.build_hasher();
+        COUNTER.fetch_add(1, Ordering::Relaxed).hash(&mut hasher);
+        out.extend_from_slice(&hasher.finish().to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+/// The compiled module from the compilation cache, or compiled now (and
+/// written to the cache). The cache is a folder of this crate's own
+/// (`$XDG_CACHE_HOME/toolerr/wasmtime`, else `~/.cache/toolerr/wasmtime`);
+/// an entry is named by the module's sha256 and the engine's compatibility
+/// hash, and holds the compiled code followed by its sha256, checked before
+/// the code is loaded. Any failure of the cache just compiles.
+fn load(engine: &Engine, wasm: &[u8]) -> Result<Module> {
+    let compile = || {
+        Module::new(engine, wasm)
+            .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))
+    };
+    let Some(path) = cache_path(engine, wasm) else {
+        return compile();
+    };
+    if let Ok(entry) = std::fs::read(&path)
+        && entry.len() > 64
+    {
+        let (code, digest) = entry.split_at(entry.len() - 64);
+        if sha256_hex(code).as_bytes() == digest {
+            // SAFETY: the bytes are what `precompile_module` wrote for an
+            // engine with this compatibility hash (the name says so, and
+            // their digest is checked above); wasmtime refuses, safely, bytes
+            // of another version or configuration.
+            if let Ok(module) = unsafe { Module::deserialize(engine, code) } {
+                return Ok(module);
+            }
+        }
+    }
+    let code = engine
+        .precompile_module(wasm)
+        .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))?;
+    let _ = store_entry(&path, &code);
+    // SAFETY: `code` was produced by `precompile_module` on this engine.
+    unsafe { Module::deserialize(engine, &code) }
+        .map_err(|e| Error::trap(format!("toolerr: loading the compiled module: {e:#}")))
+}
+
+fn cache_path(engine: &Engine, wasm: &[u8]) -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .or_else(|| std::env::var_os("LOCALAPPDATA").map(PathBuf::from))?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    let module = sha256_hex(wasm);
+    Some(base.join("toolerr").join("wasmtime").join(format!(
+        "{}-{:016x}.cwasm",
+        &module[..32],
+        hasher.finish()
+    )))
+}
+
+/// Writes a cache entry whole or not at all (a new file renamed into place).
+fn store_entry(path: &std::path::Path, code: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(path);
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        random_bytes(8)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    ));
+    let mut entry = Vec::with_capacity(code.len() + 64);
+    entry.extend_from_slice(code);
+    entry.extend_from_slice(sha256_hex(code).as_bytes());
+    let written = std::fs::write(&tmp, &entry).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Advances the epoch of every engine whose calls have a deadline, every
+/// [`TICK`] while a call runs, and sleeps when none has run for a second:
+/// an idle server has no thread waking for it.
+struct Ticker {
+    engines: Mutex<Vec<EngineWeak>>,
+    /// Calls running now.
+    running: AtomicUsize,
+    /// Calls started so far (the ticker sleeps when it stops changing).
+    started: AtomicU64,
+    asleep: AtomicBool,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+fn ticker() -> &'static Ticker {
+    static TICKER: OnceLock<&'static Ticker> = OnceLock::new();
+    TICKER.get_or_init(|| {
+        let ticker: &'static Ticker = Box::leak(Box::new(Ticker {
+            engines: Mutex::new(Vec::new()),
+            running: AtomicUsize::new(0),
+            started: AtomicU64::new(0),
+            asleep: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }));
+        // Without the thread no deadline passes: calls are then unbounded.
+        let _ = std::thread::Builder::new()
+            .name("toolerr-epoch".into())
+            .spawn(move || ticker.run());
+        ticker
+    })
+}
+
+/// Marks a call running while it lives.
+struct Running(&'static Ticker);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Ticker {
+    fn watch(&self, engine: &Engine) {
+        let mut engines = self.engines.lock().unwrap_or_else(|p| p.into_inner());
+        engines.retain(|e| e.upgrade().is_some());
+        engines.push(engine.weak());
+    }
+
+    fn running(&'static self) -> Running {
+        self.running.fetch_add(1, Ordering::SeqCst);
+        self.started.fetch_add(1, Ordering::SeqCst);
+        if self.asleep.load(Ordering::SeqCst) {
+            let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.asleep.store(false, Ordering::SeqCst);
+            self.wake.notify_one();
+        }
+        Running(self)
+    }
+
+    fn run(&self) {
+        let idle_ticks = (Duration::from_secs(1).as_nanos() / TICK.as_nanos()) as u32;
+        let (mut idle, mut seen) = (0u32, self.started.load(Ordering::SeqCst));
+        loop {
+            std::thread::sleep(TICK);
+            let engines: Vec<Engine> = {
+                let mut weak = self.engines.lock().unwrap_or_else(|p| p.into_inner());
+                weak.retain(|e| e.upgrade().is_some());
+                weak.iter().filter_map(EngineWeak::upgrade).collect()
+            };
+            for engine in &engines {
+                engine.increment_epoch();
+            }
+            drop(engines);
+            let started = self.started.load(Ordering::SeqCst);
+            if started != seen || self.running.load(Ordering::SeqCst) > 0 {
+                (idle, seen) = (0, started);
+                continue;
+            }
+            idle += 1;
+            if idle < idle_ticks {
+                continue;
+            }
+            // Sleep until a call starts. A call that starts after `asleep`
+            // is set wakes the ticker (under the lock, so the wake-up cannot
+            // come before the wait); one that started before is seen here.
+            let mut guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.asleep.store(true, Ordering::SeqCst);
+            if self.running.load(Ordering::SeqCst) > 0
+                || self.started.load(Ordering::SeqCst) != seen
+            {
+                self.asleep.store(false, Ordering::SeqCst);
+            }
+            while self.asleep.load(Ordering::SeqCst) {
+                guard = self.wake.wait(guard).unwrap_or_else(|p| p.into_inner());
+            }
+            drop(guard);
+            (idle, seen) = (0, self.started.load(Ordering::SeqCst));
+        }
+    }
+}
