@@ -64,6 +64,11 @@ func TestRepair_Texts(t *testing.T) {
   <action>get-sum</action>
 </available_actions>
 </tool_error>`, "get_sum", `{"a":1}`, "get-sum", `{"a":1}`},
+		{"unknown tool, the module's list", `<tool_error code="UNKNOWN_ACTION">
+<message>The tool "get_sum" does not exist.</message>
+<available_actions>get-sum, echo</available_actions>
+<recovery>Choose a valid action from available_actions and call the tool again.</recovery>
+</tool_error>`, "get_sum", `{"a":1}`, "get-sum", `{"a":1}`},
 		{"TypeScript SDK", `MCP error -32602: Input validation error: Invalid arguments for tool get-sum: Expected number, received string at a`, "get-sum", `{"a":"2"}`, "get-sum", `{"a":2}`},
 		{"TypeScript SDK, an index in the path", `MCP error -32602: Input validation error: Invalid arguments for tool edit_file: Invalid input: expected string, received number at edits[0].oldText`, "edit_file", `{"edits":[{"oldText":5}]}`, "edit_file", `{"edits":[{"oldText":"5"}]}`},
 		{"Python SDK", "Error executing tool s: 1 validation error for sArguments\nperiod\n  String should match pattern '^\\d+[hdw]$' [type=string_pattern_mismatch, input_value='x', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.14/v/string_pattern_mismatch", "s", `{"period":"x"}`, "s", `{"period":"0h"}`},
@@ -122,7 +127,13 @@ func TestSentClaims_Statements(t *testing.T) {
 		{"(root)", "b: true.", true},
 		{"(root)", "'n': 6.", false},
 		{"(root)", "'n': 5.", true},
+		{"(root)", `{"b":true,"n":5}. Remove or correct unrecognized fields: 'b', 'n'.`, true},
+		{"(root)", `{"n":6}.`, false},
+		{"(root)", `{"coupon":"x"}.`, false},
+		{"(root)", `{"n":5}x`, false},
 		{"a.literal['x']", "(missing).", false},
+		{"a.literal['x']", "'hello'.", true},
+		{"a.literal['x']", "'other'.", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.field+" "+tc.claim, func(t *testing.T) {

@@ -33,6 +33,7 @@ type Issue struct {
 var (
 	envelopeRE   = regexp.MustCompile(`<validation_error\b`)
 	actionRE     = regexp.MustCompile(`<action>([^<]*)</action>`)
+	actionListRE = regexp.MustCompile(`<available_actions>([^<]*)</available_actions>`)
 	zodSDKRE     = regexp.MustCompile(`(?s)Invalid arguments for tool [^:]*: (.*)$`)
 	zodLineAtRE  = regexp.MustCompile(`^(.*) at ([A-Za-z0-9_$\-\[\].]+)$`)
 	pydanticRE   = regexp.MustCompile(`\d+ validation errors? for \S+\n`)
@@ -49,6 +50,14 @@ func Read(text string) Reading {
 	var r Reading
 	for _, m := range actionRE.FindAllStringSubmatch(text, -1) {
 		r.Tools = append(r.Tools, html.UnescapeString(strings.TrimSpace(m[1])))
+	}
+	// UNKNOWN_ACTION lists the tools in one line, separated by ", ".
+	if m := actionListRE.FindStringSubmatch(text); m != nil && len(r.Tools) == 0 {
+		for _, name := range strings.Split(m[1], ",") {
+			if name = html.UnescapeString(strings.TrimSpace(name)); name != "" {
+				r.Tools = append(r.Tools, name)
+			}
+		}
 	}
 	switch {
 	case envelopeRE.MatchString(text):

@@ -60,11 +60,19 @@ func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 			continue
 		}
 		is := Issue{Path: path, Message: sentence(msg), Suggestion: pydanticSuggestion(typ, msg, e.Get("ctx"))}
-		if args == nil {
+		switch {
+		case args == nil:
 			is.HasSent = true
 			if typ != "missing" { // a missing field's input is its parent
 				is.Sent = e.Get("input")
 			}
+		case typ != "missing" && e.Get("input") != nil && throughValue(args, path):
+			// A loc that goes on past a value that holds no members (a
+			// union member's tag: freshness.literal['pd'] where freshness is
+			// a string) names no place in args: what was sent there is the
+			// entry's input, not "(missing)".
+			is.HasSent = true
+			is.Sent = e.Get("input")
 		}
 		out = append(out, pending{issue: is})
 	}
@@ -92,6 +100,17 @@ func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 		}
 	}
 	return issues
+}
+
+// throughValue reports whether path, followed inside args, reaches a value
+// that is neither an object nor an array before its last segment.
+func throughValue(args *jsonv.Value, path []*jsonv.Value) bool {
+	for i := len(path) - 1; i > 0; i-- {
+		if v := jsonv.LookupPath(args, path[:i]); v != nil {
+			return v.Kind != jsonv.KindObject && v.Kind != jsonv.KindArray
+		}
+	}
+	return false
 }
 
 // pydanticSuggestion is the hint for one of Pydantic's errors, stated
