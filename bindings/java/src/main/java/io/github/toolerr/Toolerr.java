@@ -23,12 +23,14 @@ import io.github.toolerr.abi.ServerBusyRequest;
 import io.github.toolerr.abi.SimpleErrorRequest;
 import io.github.toolerr.abi.ToolErrorEnvelope;
 import io.github.toolerr.abi.ToolErrorRequest;
+import io.github.toolerr.abi.UnknownToolRequest;
 import io.github.toolerr.abi.ValidateRequest;
 import io.github.toolerr.abi.ValidateResponse;
 import io.github.toolerr.abi.ValidationEnvelope;
 import io.github.toolerr.internal.Engine;
 import io.github.toolerr.internal.Json;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -187,6 +189,14 @@ public final class Toolerr implements AutoCloseable {
   /** serverBusy renders SERVER_BUSY for tool. */
   public CallToolResult serverBusy(String tool, double active, double queued) {
     return call("server_busy", new ServerBusyRequest(tool, active, queued), CallToolResult.class);
+  }
+
+  /**
+   * unknownTool renders UNKNOWN_ACTION for a call to a tool the server does not have: tool is the
+   * name called, tools the server's tools in its order (listed closest to tool first).
+   */
+  public CallToolResult unknownTool(String tool, List<String> tools) {
+    return call("unknown_tool", new UnknownToolRequest(tool, tools), CallToolResult.class);
   }
 
   /** escape escapes text for "content" or "attribute" the way the envelopes do. */

@@ -2,7 +2,9 @@ package io.github.toolerr.mcp;
 
 import io.github.toolerr.Options;
 import io.github.toolerr.Toolerr;
+import io.github.toolerr.abi.CallToolResult;
 import io.github.toolerr.abi.GateResponse;
+import io.github.toolerr.internal.Json;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import java.io.BufferedInputStream;
@@ -12,6 +14,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * GatedStdio is the SDK's stdio transport with the module's stdio gate in front of it (abi/ABI.md,
@@ -52,9 +56,121 @@ public final class GatedStdio {
     return provider(host, mapper, System.in, System.out);
   }
 
-  /** provider is the SDK's stdio transport on in and out, behind host's gate. */
+  /**
+   * provider is the SDK's stdio transport on in and out, behind host's gate; the SDK's answer to a
+   * call of a tool it does not have becomes UNKNOWN_ACTION (see {@link Heal.UnknownTool}).
+   */
   public static StdioServerTransportProvider provider(Toolerr host, McpJsonMapper mapper, InputStream in, OutputStream out) {
-    return new StdioServerTransportProvider(mapper, new GatedInput(host, in, out), out);
+    return provider(host, mapper, in, out, Heal.UnknownTool.ENVELOPE);
+  }
+
+  /** provider is the SDK's stdio transport on in and out, behind host's gate; unknownTool says how an unknown tool is answered. */
+  public static StdioServerTransportProvider provider(
+      Toolerr host, McpJsonMapper mapper, InputStream in, OutputStream out, Heal.UnknownTool unknownTool) {
+    OutputStream sdkOut = unknownTool == Heal.UnknownTool.SDK ? out : new UnknownTools(host, out);
+    return new StdioServerTransportProvider(mapper, new GatedInput(host, in, sdkOut), sdkOut);
+  }
+
+  /** The SDK's answer to a tools/call of a tool it does not have (mcp-core 2.x, McpAsyncServer). */
+  static final String SDK_UNKNOWN_TOOL = "Unknown tool: invalid_tool_name";
+
+  /** What the SDK puts before the tool's name in that answer's data. */
+  static final String SDK_TOOL_NOT_FOUND = "Tool not found: ";
+
+  /**
+   * UnknownTools is stdout as the SDK and the gate write it: each line goes through whole, but the
+   * SDK's JSON-RPC error for a tool it does not have (-32602 {@value #SDK_UNKNOWN_TOOL}) becomes a
+   * result, the module's UNKNOWN_ACTION listing the tools healed on the host. Writers hold its
+   * monitor for a whole message (the SDK does, and so does the gate), so lines never mix.
+   */
+  static final class UnknownTools extends OutputStream {
+    private static final byte[] MARK = SDK_UNKNOWN_TOOL.getBytes(StandardCharsets.US_ASCII);
+    private final Toolerr host;
+    private final OutputStream out;
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
+
+    UnknownTools(Toolerr host, OutputStream out) {
+      this.host = host;
+      this.out = out;
+    }
+
+    @Override
+    public synchronized void write(int b) throws IOException {
+      line.write(b);
+      if (b == '\n') emit();
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) throws IOException {
+      int start = off;
+      for (int i = off; i < off + len; i++) {
+        if (b[i] == '\n') {
+          line.write(b, start, i + 1 - start);
+          emit();
+          start = i + 1;
+        }
+      }
+      line.write(b, start, off + len - start);
+    }
+
+    @Override
+    public synchronized void flush() throws IOException {
+      out.flush();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+      if (line.size() > 0) {
+        line.writeTo(out);
+        line.reset();
+      }
+      out.close();
+    }
+
+    /** emit writes the line held, ending in its line feed, or its replacement. */
+    private void emit() throws IOException {
+      byte[] bytes = line.toByteArray();
+      line.reset();
+      byte[] replaced = indexOf(bytes, MARK) >= 0 ? replace(bytes) : null;
+      out.write(replaced != null ? replaced : bytes);
+    }
+
+    /** replace is the UNKNOWN_ACTION result for the SDK's unknown-tool error, or null when the line is not one. */
+    private byte[] replace(byte[] bytes) {
+      try {
+        if (!(Json.parse(new String(bytes, StandardCharsets.UTF_8).trim()) instanceof Map<?, ?> message)
+            || !(message.get("error") instanceof Map<?, ?> error)
+            || !(error.get("code") instanceof Number code)
+            || code.intValue() != -32602
+            || !SDK_UNKNOWN_TOOL.equals(error.get("message"))
+            || !(error.get("data") instanceof String data)
+            || !data.startsWith(SDK_TOOL_NOT_FOUND)
+            || !message.containsKey("id")) {
+          return null;
+        }
+        String tool = data.substring(SDK_TOOL_NOT_FOUND.length());
+        CallToolResult result = host.unknownTool(tool, Heal.healedTools(host));
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("jsonrpc", "2.0");
+        response.put("id", message.get("id"));
+        response.put("result", result);
+        return (Json.write(response) + "\n").getBytes(StandardCharsets.UTF_8);
+      } catch (RuntimeException e) { // not the SDK's message after all, or the module failed: keep the SDK's
+        LOG.log(System.Logger.Level.WARNING, "toolerr: kept the SDK's answer to an unknown tool: {0}", e.getMessage());
+        return null;
+      }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+      outer:
+      for (int i = 0; i + needle.length <= hay.length; i++) {
+        for (int j = 0; j < needle.length; j++) {
+          if (hay[i + j] != needle[j]) continue outer;
+        }
+        return i;
+      }
+      return -1;
+    }
   }
 
   /** GatedInput is the client's stdin as the SDK reads it: the lines the gate hands on. */

@@ -15,10 +15,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.WeakHashMap;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,7 +44,10 @@ import reactor.core.publisher.Mono;
  *   <li>any other exception becomes {@code INTERNAL_ERROR} naming the tool, with the exception's
  *       message, as an {@code isError} result (the SDK would answer a JSON-RPC error the model
  *       never sees as a tool result);
- *   <li>the handler's own results pass untouched, and an unknown tool gets the SDK's answer.
+ *   <li>the handler's own results pass untouched;
+ *   <li>on {@link #stdio}, a call of a tool the server does not have gets the module's {@code
+ *       UNKNOWN_ACTION} listing the healed tools, closest to the name called first, instead of the
+ *       SDK's JSON-RPC error ({@link UnknownTool#SDK} keeps that).
  * </ul>
  *
  * <h2>Notes</h2>
@@ -68,7 +75,43 @@ public final class Heal {
    * {@code <validation_error>}.
    */
   public static StdioServerTransportProvider stdio(McpJsonMapper mapper) {
-    return GatedStdio.provider(Toolerr.shared(), mapper);
+    return stdio(mapper, UnknownTool.ENVELOPE);
+  }
+
+  /** stdio is {@link #stdio(McpJsonMapper)} with unknownTool saying how a call of a tool the server does not have is answered. */
+  public static StdioServerTransportProvider stdio(McpJsonMapper mapper, UnknownTool unknownTool) {
+    return GatedStdio.provider(Toolerr.shared(), mapper, System.in, System.out, unknownTool);
+  }
+
+  /**
+   * UnknownTool says how a healed server on {@link #stdio} answers a call of a tool it does not
+   * have.
+   */
+  public enum UnknownTool {
+    /**
+     * The module's UNKNOWN_ACTION as a tool result ({@code isError: true}), naming the tool called
+     * and listing the tools healed on the host, closest to that name first (the default). A tool
+     * registered without heal is not listed.
+     */
+    ENVELOPE,
+    /** The SDK's own answer: JSON-RPC error -32602 "Unknown tool: invalid_tool_name". */
+    SDK
+  }
+
+  /** The names of the tools healed on each host, in the order they were healed. */
+  private static final Map<Toolerr, Set<String>> HEALED = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private static void remember(Toolerr host, McpSchema.Tool tool) {
+    HEALED.computeIfAbsent(host, h -> Collections.synchronizedSet(new LinkedHashSet<>())).add(tool.name());
+  }
+
+  /** healedTools is the names of the tools healed on host so far, in the order they were healed. */
+  static List<String> healedTools(Toolerr host) {
+    Set<String> names = HEALED.get(host);
+    if (names == null) return List.of();
+    synchronized (names) {
+      return List.copyOf(names);
+    }
   }
 
   /** heal heals sync tool specifications with the process-wide module. */
@@ -87,6 +130,7 @@ public final class Heal {
     List<SyncToolSpecification> out = new ArrayList<>(tools.size());
     for (SyncToolSpecification spec : tools) {
       McpSchema.Tool tool = spec.tool();
+      remember(host, tool);
       var handler = spec.callHandler();
       out.add(
           new SyncToolSpecification(
@@ -111,6 +155,7 @@ public final class Heal {
     List<AsyncToolSpecification> out = new ArrayList<>(tools.size());
     for (AsyncToolSpecification spec : tools) {
       McpSchema.Tool tool = spec.tool();
+      remember(host, tool);
       var handler = spec.callHandler();
       out.add(
           new AsyncToolSpecification(

@@ -111,4 +111,78 @@ class GatedStdioTest {
     assertTrue(answered.startsWith("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"<validation_error"), answered);
     assertTrue(answered.contains("nested too deeply"), answered);
   }
+
+  /**
+   * session runs a real SDK server (sync, healed tools) on gated streams, sends the client's lines
+   * (initialize first) and returns the server's answers, one per line, once the session ends.
+   */
+  static List<String> session(Heal.UnknownTool mode, String... calls) throws Exception {
+    var mapper = McpJsonDefaults.getMapper();
+    var spec =
+        io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification.builder()
+            .tool(HealTest.tool())
+            .callHandler((exchange, req) -> McpSchema.CallToolResult.builder().addTextContent("ok").build())
+            .build();
+    StringBuilder input = new StringBuilder();
+    input.append("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n");
+    input.append("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for (String call : calls) input.append(call).append('\n');
+    var in = new java.io.PipedInputStream(1 << 16);
+    var client = new java.io.PipedOutputStream(in);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    var server =
+        io.modelcontextprotocol.server.McpServer.sync(GatedStdio.provider(T, mapper, in, out, mode))
+            .serverInfo("t", "0")
+            .validateToolInputs(false)
+            .tools(Heal.heal(spec))
+            .build();
+    client.write(input.toString().getBytes(StandardCharsets.UTF_8));
+    client.flush();
+    long until = System.nanoTime() + 20_000_000_000L;
+    List<String> lines;
+    do {
+      Thread.sleep(20);
+      synchronized (out) {
+        lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+      }
+    } while (lines.size() < calls.length + 1 && System.nanoTime() < until);
+    client.close();
+    server.closeGracefully();
+    return lines;
+  }
+
+  @Test
+  void aCallOfAToolTheServerDoesNotHaveGetsUnknownAction() throws Exception {
+    List<String> lines =
+        session(
+            Heal.UnknownTool.ENVELOPE,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"billing.get_invoices\",\"arguments\":{}}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"billing.get_invoice\",\"arguments\":{\"id\":\"inv_001\"}}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"no/such-method\"}");
+    assertEquals(4, lines.size(), String.join("\n", lines));
+    // The server answers in any order: by id.
+    Map<Object, String> byId = new java.util.HashMap<>();
+    for (String line : lines) byId.put(((Map<?, ?>) Json.parse(line)).get("id"), line);
+    var unknown = (Map<?, ?>) Json.parse(byId.get(1L));
+    assertEquals(1L, unknown.get("id"));
+    var result = (Map<?, ?>) unknown.get("result");
+    assertEquals(Boolean.TRUE, result.get("isError"), byId.get(1L));
+    String text = (String) ((Map<?, ?>) ((List<?>) result.get("content")).get(0)).get("text");
+    assertTrue(text.startsWith("<tool_error code=\"UNKNOWN_ACTION\">\n<message>The tool \"billing.get_invoices\" does not exist.</message>\n<available_actions>billing.get_invoice"), text);
+    assertEquals(T.unknownTool("billing.get_invoices", Heal.healedTools(T)).content().get(0).text(), text);
+    // An ordinary call and another of the SDK's errors pass as the SDK wrote them.
+    assertTrue(byId.get(2L).contains("\"text\":\"ok\""), byId.get(2L));
+    assertTrue(byId.get(3L).contains("\"error\"") && byId.get(3L).contains("-32601"), byId.get(3L));
+  }
+
+  @Test
+  void theSdkOptionKeepsTheSdksAnswerToAnUnknownTool() throws Exception {
+    List<String> lines =
+        session(
+            Heal.UnknownTool.SDK,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"billing.get_invoices\",\"arguments\":{}}}");
+    assertEquals(2, lines.size(), String.join("\n", lines));
+    String answer = lines.stream().filter(l -> l.contains("\"id\":1,")).findFirst().orElseThrow();
+    assertTrue(answer.contains("\"error\"") && answer.contains(GatedStdio.SDK_UNKNOWN_TOOL), answer);
+  }
 }
