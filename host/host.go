@@ -184,12 +184,17 @@ type Host struct {
 	kind    Engine
 	eng     Runtime
 	timeout time.Duration
-	slots   chan struct{} // one token per live instance allowed
-	idle    chan Instance
+	max     int           // live instances allowed
+	wake    chan struct{} // a release or a discard happened: a waiter looks again
 
 	mu     sync.Mutex
 	closed bool
 	live   int
+	// idle holds the instances not in use, the most recently released
+	// last: a call takes the one used last, whose memory is still in the
+	// CPU's caches (a server calling gate and validate in turn on two
+	// instances taken first-in first-out was some 50 µs slower a call).
+	idle []Instance
 }
 
 // New compiles the module (unless the engine is Native), checks its digest
@@ -214,7 +219,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if pages == 0 {
 		pages = DefaultMemoryLimitPages
 	}
-	h := &Host{kind: kind, timeout: timeout, slots: make(chan struct{}, max), idle: make(chan Instance, max)}
+	h := &Host{kind: kind, timeout: timeout, max: max, wake: make(chan struct{}, 1)}
 	if kind == Native {
 		h.eng = nativeEngine{}
 	} else {
@@ -426,48 +431,73 @@ func hostFailure(ctx context.Context, export string, err error) error {
 }
 
 func (h *Host) acquire(ctx context.Context) (Instance, error) {
+	for {
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			h.signal() // the next waiter sees it too
+			return nil, ErrClosed
+		}
+		if n := len(h.idle); n > 0 {
+			inst := h.idle[n-1]
+			h.idle[n-1] = nil
+			h.idle = h.idle[:n-1]
+			more := n > 1 || h.live < h.max
+			h.mu.Unlock()
+			if more {
+				h.signal() // what is left is for the next waiter, if any
+			}
+			return inst, nil
+		}
+		if h.live < h.max {
+			h.live++
+			more := h.live < h.max
+			h.mu.Unlock()
+			if more {
+				h.signal()
+			}
+			inst, err := h.eng.NewInstance(context.WithoutCancel(ctx))
+			if err != nil {
+				h.dropped()
+				return nil, &abi.Error{Code: abi.CodeTrap, Message: "toolerr: new instance: " + err.Error(), Cause: err}
+			}
+			return inst, nil
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.wake:
+		case <-ctx.Done():
+			return nil, hostFailure(ctx, "acquire", ctx.Err())
+		}
+	}
+}
+
+// signal wakes a call waiting for an instance, if any; a waiter that
+// finds nothing waits again, and one woken for nothing looks once more.
+func (h *Host) signal() {
 	select {
-	case inst := <-h.idle:
-		return inst, nil
+	case h.wake <- struct{}{}:
 	default:
 	}
-	select {
-	case inst := <-h.idle:
-		return inst, nil
-	case h.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, hostFailure(ctx, "acquire", ctx.Err())
-	}
+}
+
+// dropped accounts for an instance that no longer exists.
+func (h *Host) dropped() {
 	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		<-h.slots
-		return nil, ErrClosed
-	}
-	h.live++
+	h.live--
 	h.mu.Unlock()
-	inst, err := h.eng.NewInstance(context.WithoutCancel(ctx))
-	if err != nil {
-		h.mu.Lock()
-		h.live--
-		h.mu.Unlock()
-		<-h.slots
-		return nil, &abi.Error{Code: abi.CodeTrap, Message: "toolerr: new instance: " + err.Error(), Cause: err}
-	}
-	return inst, nil
+	h.signal()
 }
 
 func (h *Host) release(inst Instance) {
 	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
-	if !closed {
-		select {
-		case h.idle <- inst:
-			return
-		default:
-		}
+	if !h.closed {
+		h.idle = append(h.idle, inst)
+		h.mu.Unlock()
+		h.signal()
+		return
 	}
+	h.mu.Unlock()
 	h.discard(context.Background(), inst)
 }
 
@@ -480,10 +510,7 @@ func (h *Host) grown(ctx context.Context, inst Instance) bool {
 
 func (h *Host) discard(ctx context.Context, inst Instance) {
 	inst.Close(context.WithoutCancel(ctx))
-	h.mu.Lock()
-	h.live--
-	h.mu.Unlock()
-	<-h.slots
+	h.dropped()
 }
 
 // MemoryPages reports the linear memory, in 64 KiB pages, of every idle
@@ -491,16 +518,10 @@ func (h *Host) discard(ctx context.Context, inst Instance) {
 // pool while they are asked, so a call made meanwhile gets a fresh one.
 func (h *Host) MemoryPages(ctx context.Context) []uint32 {
 	var out []uint32
-	var taken []Instance
-drain:
-	for {
-		select {
-		case inst := <-h.idle:
-			taken = append(taken, inst)
-		default:
-			break drain
-		}
-	}
+	h.mu.Lock()
+	taken := h.idle
+	h.idle = nil
+	h.mu.Unlock()
 	for _, inst := range taken {
 		if pages, err := inst.MemoryPages(ctx); err == nil && pages > 0 {
 			out = append(out, pages)
@@ -526,16 +547,14 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	idle := h.idle
+	h.idle = nil
 	h.mu.Unlock()
-	for {
-		select {
-		case inst := <-h.idle:
-			h.discard(ctx, inst)
-			continue
-		default:
-		}
-		break
+	for _, inst := range idle {
+		h.discard(ctx, inst)
 	}
+	// Calls waiting for an instance see the host closed, one after another.
+	h.signal()
 	return h.eng.Close(ctx)
 }
 
