@@ -13,7 +13,9 @@ import java.util.Map;
  * The quickstart: an MCP server written the way the official Java MCP SDK (mcp 2.x) teaches, plus
  * toolerr's one call, Heal.heal(...) around its tool specifications: arguments that fail the input
  * schema become a validation error naming the field, the thrown NOT_FOUND arrives intact, and the
- * exporter's exception becomes INTERNAL_ERROR naming the tool.
+ * exporter's exception becomes INTERNAL_ERROR naming the tool. On Heal.stdio, a call of a tool the
+ * server does not have (billing.refund_invoice) gets UNKNOWN_ACTION listing its tools, closest first,
+ * instead of the SDK's JSON-RPC error.
  *
  * <p>Run it from the repository root (it speaks MCP on stdin/stdout): java -jar
  * bin/quickstart-java.jar (bash examples/java/build.sh builds it).

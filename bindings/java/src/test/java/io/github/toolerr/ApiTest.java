@@ -73,6 +73,13 @@ class ApiTest {
     assertTrue(Toolerr.text(t.serverBusy("billing.export_invoices", 4, 2)).contains("SERVER_BUSY"));
     assertTrue(Toolerr.text(t.internalError("boom", "billing.x", null)).contains("<message>[billing.x] boom</message>"));
     assertEquals("a&lt;b", t.escape("a<b", "content"));
+    CallToolResult unknown = t.unknownTool("get_invoice", List.of("billing.list_invoices", "billing.pay_invoice", "billing.get_invoice"));
+    assertTrue(unknown.isError());
+    assertEquals(
+        "<tool_error code=\"UNKNOWN_ACTION\">\n<message>The tool \"get_invoice\" does not exist.</message>\n"
+            + "<available_actions>billing.get_invoice, billing.pay_invoice, billing.list_invoices</available_actions>\n"
+            + "<recovery>Choose a valid action from available_actions and call the tool again.</recovery>\n</tool_error>",
+        Toolerr.text(unknown));
   }
 
   @Test
