@@ -215,7 +215,16 @@ func start(t *testing.T, opts relay.Options, servers ...*fakeServer) *session {
 		next++
 		return servers[next-1], nil
 	}
-	s := &session{t: t, client: clientSide, server: servers[0], log: log, done: make(chan int, 1), msgs: make(chan []byte, 4096)}
+	s := run(t, opts, clientSide, relaySide, log)
+	s.server = servers[0]
+	t.Cleanup(func() { clientSide.Close() })
+	return s
+}
+
+// run runs a relay with opts between relaySide and a test session on
+// clientSide, whose messages the session collects.
+func run(t *testing.T, opts relay.Options, clientSide, relaySide *chanConn, log *syncBuffer) *session {
+	s := &session{t: t, client: clientSide, log: log, done: make(chan int, 1), msgs: make(chan []byte, 4096)}
 	go func() { s.done <- relay.New(opts).Run(context.Background(), relaySide) }()
 	go func() {
 		for {
@@ -227,7 +236,6 @@ func start(t *testing.T, opts relay.Options, servers ...*fakeServer) *session {
 			s.msgs <- m
 		}
 	}()
-	t.Cleanup(func() { clientSide.Close() })
 	return s
 }
 

@@ -157,18 +157,7 @@ func startUpstream(t *testing.T, opts relay.Options, uopts relay.UpstreamOptions
 	opts.Host, opts.Log, opts.Name, opts.Restart = nativeHost(t), log, uopts.URL, true
 	uopts.Log = log
 	opts.Start = func(context.Context) (relay.Server, error) { return relay.Upstream(uopts), nil }
-	s := &session{t: t, client: clientSide, log: log, done: make(chan int, 1), msgs: make(chan []byte, 4096)}
-	go func() { s.done <- relay.New(opts).Run(context.Background(), relaySide) }()
-	go func() {
-		for {
-			m, _, err := clientSide.Read()
-			if err != nil {
-				close(s.msgs)
-				return
-			}
-			s.msgs <- m
-		}
-	}()
+	s := run(t, opts, clientSide, relaySide, log)
 	t.Cleanup(func() {
 		clientSide.Close()
 		select {
