@@ -13,7 +13,7 @@ WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/tool
 	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
 	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
-.PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
+.PHONY: generate generate-check all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
@@ -25,6 +25,16 @@ wasm:
 	python3 bindings/python/scripts/sync_wasm.py
 	node bindings/node/scripts/sync-wasm.mjs
 	bash bindings/rust/scripts/sync-wasm.sh
+
+# generate writes every file made from abi/abi.json (the ABI's one source):
+# Go types and constants, the core's export table and request fields, the
+# module's export glue, abi/ABI.md's tables and each binding's types and
+# policy defaults. generate-check fails when one of them is stale.
+generate:
+	$(GO) run ./abi/gen
+
+generate-check:
+	$(GO) run ./abi/gen -check
 
 # wasm-toolchain installs (or finds in its cache) the pinned TinyGo.
 wasm-toolchain:

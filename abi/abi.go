@@ -3,52 +3,21 @@
 // send and receive.
 //
 // Everything here is data shared by the core (plugin/internal), the wasm glue
-// (plugin/wasm) and the Go host (host). abi/ABI.md restates it as tables and
-// a test keeps the two in step.
+// (plugin/wasm) and the Go host (host). The data itself is abi/abi.json:
+// abi_gen.go is generated from it (go run ./abi/gen), as are the tables of
+// abi/ABI.md and each binding's request types; this file and types.go hold
+// what is written by hand, the methods.
 package abi
 
 import "fmt"
 
-// Version of the ABI. A host refuses a module whose major differs from the
-// one it was built for; a higher minor only adds exports or optional fields.
-const (
-	Major = 1
-	Minor = 5
-)
-
 // Version is Major.Minor as describe reports it.
 var Version = fmt.Sprintf("%d.%d", Major, Minor)
-
-// ModuleVersion is the release of the contract logic inside the module.
-const ModuleVersion = "0.2.0"
 
 // Export names one function of the module, with the ABI version that added it.
 type Export struct {
 	Name    string
 	AddedIn string
-}
-
-// Exports lists every JSON export of the module, in the order describe
-// reports them.
-var Exports = []Export{
-	{"tool_error", "1.0"},
-	{"simple_error", "1.0"},
-	{"required_field", "1.0"},
-	{"internal_error", "1.0"},
-	{"rate_limited", "1.0"},
-	{"server_busy", "1.0"},
-	{"escape", "1.0"},
-	{"format_validation", "1.0"},
-	{"parse", "1.0"},
-	{"describe", "1.0"},
-	{"validate", "1.1"},
-	{"contract_lock", "1.2"},
-	{"contract_diff", "1.2"},
-	{"check_result", "1.3"},
-	{"gate", "1.4"},
-	{"tool_failure", "1.4"},
-	{"server_failure", "1.4"},
-	{"unknown_tool", "1.5"},
 }
 
 // ExportNames returns the names of Exports in order.
@@ -68,45 +37,6 @@ func HasExport(name string) bool {
 		}
 	}
 	return false
-}
-
-// Error codes a call can fail with. They travel as the "code" of the error
-// object the module sets; hosts surface them on their typed error.
-const (
-	CodeInvalidRequest  = "INVALID_REQUEST"
-	CodeRequestTooLarge = "REQUEST_TOO_LARGE"
-	CodeInternal        = "INTERNAL"
-
-	// Codes a host adds for failures outside the module's control.
-	CodeTimeout   = "TIMEOUT"   // the call's deadline passed
-	CodeCancelled = "CANCELLED" // the call's context was cancelled
-	CodeTrap      = "TRAP"      // the module trapped or could not start
-)
-
-// Limits enforced on every request, identically by the module and the native
-// core.
-const (
-	// MaxRequestBytes is the largest request accepted, in bytes of JSON.
-	MaxRequestBytes = 4 << 20
-	// MaxDepth is the deepest nesting of arrays and objects accepted.
-	MaxDepth = 256
-	// MaxValues is the most JSON values (scalars, arrays and objects) one
-	// request may hold, which bounds the module's memory per call.
-	MaxValues = 200000
-)
-
-// Severities of a tool error; isError is false only for warning.
-var Severities = []string{"error", "critical", "warning"}
-
-// CanonicalCodes are the error codes of the contract. Any other non-empty
-// code is allowed too.
-var CanonicalCodes = []string{
-	"MISSING_DISCRIMINATOR", "UNKNOWN_ACTION", "VALIDATION_ERROR",
-	"MISSING_REQUIRED_FIELD", "INTERNAL_ERROR", "RATE_LIMITED",
-	"UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "TIMEOUT",
-	"SERVER_BUSY", "DEPRECATED", "AUTH_REQUIRED",
-	"HANDOFF_UPSTREAM_UNAVAILABLE", "HANDOFF_NAMESPACE_MISMATCH",
-	"HANDOFF_CONNECTING", "TOOL_FAILURE",
 }
 
 // Error is the typed failure of a call: an ABI code and a message naming

@@ -67,18 +67,18 @@ func ParseEngine(name string) (Engine, error) {
 // host policy of abi/ABI.md ("Host policy"), which every toolerr host
 // applies with the same values.
 const (
-	DefaultMemoryLimitPages = 8192 // 512 MiB of linear memory per instance
-	DefaultCallTimeout      = 10 * time.Second
+	DefaultMemoryLimitPages = abi.PolicyMemoryMaxPages // 512 MiB of linear memory per instance
+	DefaultCallTimeout      = abi.PolicyCallTimeoutMs * time.Millisecond
 	// RetireMemoryPages: an instance whose linear memory grew past 1024
 	// pages (64 MiB) is retired after the call rather than reused: linear
 	// memory never shrinks, and a heap grown near the cap would make later
 	// calls fail for want of room where a fresh instance has it.
-	RetireMemoryPages = 1024
+	RetireMemoryPages = abi.PolicyRetireMemoryPages
 	// MemoryCheckBytes: after a call whose request or response is over
 	// 64 KiB, the instance is asked how far its memory grew (the module's
 	// describe with "memory": true); a smaller call cannot grow it near
 	// RetireMemoryPages.
-	MemoryCheckBytes = 64 << 10
+	MemoryCheckBytes = abi.MemoryCheckBytes
 )
 
 // Options configures a Host. The zero value runs the embedded module on

@@ -118,57 +118,6 @@ func exportName(b []byte) string {
 	return string(b)
 }
 
-//go:wasmexport tool_error
-func toolError() int32 { return runExtism("tool_error") }
-
-//go:wasmexport simple_error
-func simpleError() int32 { return runExtism("simple_error") }
-
-//go:wasmexport required_field
-func requiredField() int32 { return runExtism("required_field") }
-
-//go:wasmexport internal_error
-func internalError() int32 { return runExtism("internal_error") }
-
-//go:wasmexport rate_limited
-func rateLimited() int32 { return runExtism("rate_limited") }
-
-//go:wasmexport server_busy
-func serverBusy() int32 { return runExtism("server_busy") }
-
-//go:wasmexport escape
-func escape() int32 { return runExtism("escape") }
-
-//go:wasmexport format_validation
-func formatValidation() int32 { return runExtism("format_validation") }
-
-//go:wasmexport parse
-func parse() int32 { return runExtism("parse") }
-
-//go:wasmexport describe
-func describe() int32 { return runExtism("describe") }
-
-//go:wasmexport validate
-func validate() int32 { return runExtism("validate") }
-
-//go:wasmexport contract_lock
-func contractLock() int32 { return runExtism("contract_lock") }
-
-//go:wasmexport contract_diff
-func contractDiff() int32 { return runExtism("contract_diff") }
-
-//go:wasmexport check_result
-func checkResult() int32 { return runExtism("check_result") }
-
-//go:wasmexport gate
-func gateLine() int32 { return runExtism("gate") }
-
-//go:wasmexport tool_failure
-func toolFailure() int32 { return runExtism("tool_failure") }
-
-//go:wasmexport unknown_tool
-func unknownTool() int32 { return runExtism("unknown_tool") }
-
 // The raw path keeps one request buffer and the last response alive in
 // globals, so their addresses stay valid between the host's calls; the
 // response buffer is reused by the next call.
@@ -236,5 +185,3 @@ func rawResult(out []byte, isErr bool) uint64 {
 	return uint64(ptr)<<32 | n
 }
 
-//go:wasmexport server_failure
-func serverFailure() int32 { return runExtism("server_failure") }

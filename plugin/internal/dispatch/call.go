@@ -87,27 +87,6 @@ func (c *call) release() {
 	calls.Put(c)
 }
 
-var exports = map[string]func(*call, []byte) *abi.Error{
-	"tool_error":        callToolError,
-	"simple_error":      callSimpleError,
-	"required_field":    callRequiredField,
-	"internal_error":    callInternalError,
-	"tool_failure":      callToolFailure,
-	"unknown_tool":      callUnknownTool,
-	"rate_limited":      callRateLimited,
-	"server_busy":       callServerBusy,
-	"escape":            callEscape,
-	"format_validation": callFormatValidation,
-	"validate":          callValidate,
-	"contract_lock":     callContractLock,
-	"contract_diff":     callContractDiff,
-	"parse":             callParse,
-	"check_result":      callCheckResult,
-	"describe":          callDescribe,
-	"gate":              callGate,
-	"server_failure":    callServerFailure,
-}
-
 // scratchText is the scratch buffer as a string, for writing it out before
 // the scratch buffer is used again.
 func (c *call) scratchText() string {

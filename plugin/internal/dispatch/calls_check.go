@@ -17,7 +17,7 @@ import (
 // block. Every binding builds its client error from this, so the rule has
 // one home.
 func callCheckResult(c *call, input []byte) *abi.Error {
-	r, err := c.decode("check_result", input, "result")
+	r, err := c.decode("check_result", input, fieldsCheckResult)
 	if err != nil {
 		return err
 	}

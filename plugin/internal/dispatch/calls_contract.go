@@ -9,7 +9,7 @@ import (
 )
 
 func callContractLock(c *call, input []byte) *abi.Error {
-	r, err := c.decode("contract_lock", input, "tools")
+	r, err := c.decode("contract_lock", input, fieldsContractLock)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func writeDeltas(w *jsonv.Writer, deltas []contract.Delta) {
 }
 
 func callContractDiff(c *call, input []byte) *abi.Error {
-	r, err := c.decode("contract_diff", input, "before", "after")
+	r, err := c.decode("contract_diff", input, fieldsContractDiff)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ var protocolCodes = []float64{-32700, -32600, -32601, -32602}
 // feeds) as its message after "[tool] ", the code and recovery its words
 // name (failure.Classify), and the result's other blocks and members kept.
 func callServerFailure(c *call, input []byte) *abi.Error {
-	r, err := c.decode("server_failure", input, "tool", "result", "error")
+	r, err := c.decode("server_failure", input, fieldsServerFailure)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func callParse(c *call, input []byte) *abi.Error {
-	r, err := c.decode("parse", input, "text", "result")
+	r, err := c.decode("parse", input, fieldsParse)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func callToolError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("tool_error", input, "code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter")
+	r, err := c.decode("tool_error", input, fieldsToolError)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (r *request) toolError(t *render.ToolError) *abi.Error {
 }
 
 func callSimpleError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("simple_error", input, "message", "code")
+	r, err := c.decode("simple_error", input, fieldsSimpleError)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func callSimpleError(c *call, input []byte) *abi.Error {
 }
 
 func callRequiredField(c *call, input []byte) *abi.Error {
-	r, err := c.decode("required_field", input, "field")
+	r, err := c.decode("required_field", input, fieldsRequiredField)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func callRequiredField(c *call, input []byte) *abi.Error {
 }
 
 func callInternalError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("internal_error", input, "message", "tool", "action")
+	r, err := c.decode("internal_error", input, fieldsInternalError)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func callInternalError(c *call, input []byte) *abi.Error {
 }
 
 func callToolFailure(c *call, input []byte) *abi.Error {
-	r, err := c.decode("tool_failure", input, "message", "tool", "action")
+	r, err := c.decode("tool_failure", input, fieldsToolFailure)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (r *request) messageToolAction() (message, tool, action string, err *abi.Er
 }
 
 func callRateLimited(c *call, input []byte) *abi.Error {
-	r, err := c.decode("rate_limited", input, "max", "windowSeconds", "retryAfter", "key")
+	r, err := c.decode("rate_limited", input, fieldsRateLimited)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func callRateLimited(c *call, input []byte) *abi.Error {
 }
 
 func callServerBusy(c *call, input []byte) *abi.Error {
-	r, err := c.decode("server_busy", input, "tool", "active", "queued")
+	r, err := c.decode("server_busy", input, fieldsServerBusy)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func callServerBusy(c *call, input []byte) *abi.Error {
 }
 
 func callEscape(c *call, input []byte) *abi.Error {
-	r, err := c.decode("escape", input, "text", "context")
+	r, err := c.decode("escape", input, fieldsEscape)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func callEscape(c *call, input []byte) *abi.Error {
 // callUnknownTool renders the UNKNOWN_ACTION envelope for a call to a tool
 // that does not exist: tool is the name called, tools the server's.
 func callUnknownTool(c *call, input []byte) *abi.Error {
-	r, err := c.decode("unknown_tool", input, "tool", "tools")
+	r, err := c.decode("unknown_tool", input, fieldsUnknownTool)
 	if err != nil {
 		return err
 	}

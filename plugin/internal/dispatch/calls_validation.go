@@ -12,7 +12,7 @@ import (
 )
 
 func callFormatValidation(c *call, input []byte) *abi.Error {
-	r, err := c.decode("format_validation", input, "action", "issues", "args", "dialect", "contract", "schema")
+	r, err := c.decode("format_validation", input, fieldsFormatValidation)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 	if c.Kind != jsonv.KindObject {
 		return nil, r.wrongType("contract", "an object", c)
 	}
-	if err := r.known(c, "contract.", []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities", "lockfile", "tools"}); err != nil {
+	if err := r.known(c, "contract.", fieldsContract); err != nil {
 		return nil, err
 	}
 	a := &contract.Awareness{Action: action, MaxDeltas: contract.DefaultMaxDeltas}
@@ -153,7 +153,7 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 		if dv.Kind != jsonv.KindObject {
 			return nil, r.wrongType(prefix[:len(prefix)-1], "an object", dv)
 		}
-		if err := r.known(dv, prefix, []string{"category", "field", "severity", "description", "before", "after"}); err != nil {
+		if err := r.known(dv, prefix, fieldsDelta); err != nil {
 			return nil, err
 		}
 		var d contract.Delta
@@ -186,7 +186,7 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 }
 
 func callValidate(c *call, input []byte) *abi.Error {
-	r, err := c.decode("validate", input, "action", "schema", "args", "contract")
+	r, err := c.decode("validate", input, fieldsValidate)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func callDescribe(c *call, input []byte) *abi.Error {
-	r, err := c.decode("describe", input, "memory")
+	r, err := c.decode("describe", input, fieldsDescribe)
 	if err != nil {
 		return err
 	}

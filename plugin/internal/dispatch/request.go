@@ -19,7 +19,7 @@ type request struct {
 // decode parses input as the request of export, rejecting oversize input,
 // invalid JSON, non-objects and unknown fields. The request's values live
 // until the call ends.
-func (c *call) decode(export string, input []byte, fields ...string) (*request, *abi.Error) {
+func (c *call) decode(export string, input []byte, fields []string) (*request, *abi.Error) {
 	if len(input) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(input), abi.MaxRequestBytes)
 	}

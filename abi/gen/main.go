@@ -1,0 +1,311 @@
+// Command gen writes every file generated from abi/abi.json, the one
+// machine-readable statement of toolerr.wasm's ABI: the Go types and
+// constants (abi/abi_gen.go), the dispatch table and request field lists
+// of the core, the module's export glue, the tables of abi/ABI.md, and the
+// request and response types and policy defaults of each binding.
+//
+//	go run ./abi/gen          write them
+//	go run ./abi/gen -check   fail, naming each file, when one differs
+//
+// Run it from the repository's root (make generate does).
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// source is the file every generated file is made from.
+const source = "abi/abi.json"
+
+// Spec is abi/abi.json.
+type Spec struct {
+	About   string `json:"about"`
+	Version struct {
+		Major int `json:"major"`
+		Minor int `json:"minor"`
+	} `json:"version"`
+	ModuleVersion  string           `json:"moduleVersion"`
+	Errors         []ErrorCode      `json:"errors"`
+	Limits         []Limit          `json:"limits"`
+	Severities     []string         `json:"severities"`
+	CanonicalCodes []string         `json:"canonicalCodes"`
+	Policy         []PolicyRule     `json:"policy"`
+	Constants      []Constant       `json:"constants"`
+	Enums          map[string]*Enum `json:"enums"`
+	Types          []*Type          `json:"types"`
+	Exports        []*Export        `json:"exports"`
+}
+
+// ErrorCode is one code a call fails with.
+type ErrorCode struct {
+	Code     string `json:"code"`
+	Name     string `json:"name"`
+	RaisedBy string `json:"raisedBy"`
+	Doc      string `json:"doc"`
+}
+
+// Limit is one limit every request is held to.
+type Limit struct {
+	Name       string `json:"name"`
+	Value      int    `json:"value"`
+	Shown      string `json:"shown"`
+	EnforcedBy string `json:"enforcedBy"`
+	Doc        string `json:"doc"`
+}
+
+// PolicyRule is one row of the host policy; Name and Default are empty for
+// a rule without a setting.
+type PolicyRule struct {
+	Rule    string `json:"rule"`
+	Name    string `json:"name"`
+	Default *int   `json:"default"`
+	Text    string `json:"text"`
+}
+
+// Constant is a number of the ABI that is neither a limit nor a policy
+// default.
+type Constant struct {
+	Name  string `json:"name"`
+	Value int    `json:"value"`
+	Doc   string `json:"doc"`
+}
+
+// Enum is a string type with a fixed set of values.
+type Enum struct {
+	Doc    string   `json:"doc"`
+	Values []string `json:"values"`
+}
+
+// Type is an object of a request or a response.
+type Type struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+	// Strict: the module refuses a member it does not know, as it does
+	// in every request object.
+	Strict bool     `json:"strict"`
+	Fields []*Field `json:"fields"`
+}
+
+// Field is one member of a Type.
+//
+// Type is string, number, integer, boolean, json (any JSON value, passed
+// through), details (an object of strings, numbers and booleans whose order
+// matters), the name of an enum or a type, or any of these followed by [].
+// A field that is not Required may be absent (or null). Presence marks an
+// optional field whose absence differs from its zero value; Nullable, a
+// field whose null is a value and is always written.
+type Field struct {
+	Name     string `json:"name"`
+	GoName   string `json:"goName"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+	Presence bool   `json:"presence"`
+	Nullable bool   `json:"nullable"`
+	ByValue  bool   `json:"byValue"`
+	OneOf    string `json:"oneOf"`
+	Rule     string `json:"rule"`
+}
+
+// Export is one JSON export of the module.
+type Export struct {
+	Name         string `json:"name"`
+	AddedIn      string `json:"addedIn"`
+	Request      string `json:"request"`
+	RequestText  string `json:"requestText"`
+	Response     string `json:"response"`
+	ResponseText string `json:"responseText"`
+}
+
+// output is one generated file: its path from the repository's root and
+// its bytes.
+type output struct {
+	path string
+	data []byte
+}
+
+func main() {
+	check := flag.Bool("check", false, "compare instead of writing; exit 1 when a file differs")
+	flag.Parse()
+	spec, err := load(source)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+	var outs []output
+	for _, emit := range emitters {
+		o, err := emit(spec)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(2)
+		}
+		outs = append(outs, o...)
+	}
+	stale := 0
+	for _, o := range outs {
+		old, _ := os.ReadFile(o.path)
+		if bytes.Equal(old, o.data) {
+			continue
+		}
+		if *check {
+			fmt.Fprintf(os.Stderr, "gen: %s is not what %s makes: run go run ./abi/gen\n", o.path, source)
+			stale++
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(2)
+		}
+		if err := os.WriteFile(o.path, o.data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(2)
+		}
+		fmt.Println("gen: wrote", o.path)
+	}
+	if stale > 0 {
+		os.Exit(1)
+	}
+}
+
+// emitters make the generated files, each from the whole Spec.
+var emitters = []func(*Spec) ([]output, error){
+	emitGo,
+	emitDispatch,
+	emitWasm,
+	emitMarkdown,
+}
+
+// load reads and checks the spec: every field's type is known, every
+// export's request and response is a type.
+func load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, t := range s.Types {
+		for _, f := range t.Fields {
+			if err := s.checkType(f.Type); err != nil {
+				return nil, fmt.Errorf("%s: %s.%s: %w", path, t.Name, f.Name, err)
+			}
+		}
+	}
+	for _, e := range s.Exports {
+		for _, name := range []string{e.Request, e.Response} {
+			if name != "" && name != "json" && s.typ(name) == nil {
+				return nil, fmt.Errorf("%s: export %s names the unknown type %q", path, e.Name, name)
+			}
+		}
+	}
+	return &s, nil
+}
+
+func (s *Spec) checkType(t string) error {
+	base := strings.TrimSuffix(t, "[]")
+	switch base {
+	case "string", "number", "integer", "boolean", "json", "details":
+		return nil
+	}
+	if s.Enums[base] != nil || s.typ(base) != nil {
+		return nil
+	}
+	return fmt.Errorf("unknown type %q", t)
+}
+
+// typ returns the type named name, or nil.
+func (s *Spec) typ(name string) *Type {
+	for _, t := range s.Types {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// export returns the export whose request is the type named name, or nil.
+func (s *Spec) requestOf(name string) *Export {
+	for _, e := range s.Exports {
+		if e.Request == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// camel turns snake_case or lowerCamel into UpperCamel: tool_error is
+// ToolError, maxDepth is MaxDepth.
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '_' || r == '-' {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// lowerCamel is camel with its first letter lower case.
+func lowerCamel(s string) string {
+	c := camel(s)
+	if c == "" {
+		return c
+	}
+	return strings.ToLower(c[:1]) + c[1:]
+}
+
+// snake turns lowerCamel into snake_case: windowSeconds is window_seconds.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// wrap writes text as comment lines of at most width characters, each
+// starting with prefix.
+func wrap(b *bytes.Buffer, prefix, text string, width int) {
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(word) > width {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = prefix
+		}
+		if len(line) > len(prefix) {
+			line += " "
+		}
+		line += word
+	}
+	if len(line) > len(prefix) {
+		b.WriteString(line + "\n")
+	}
+}
+
+// sentence makes a doc string a sentence that starts with subject.
+func sentence(subject, doc string) string {
+	return subject + " is " + strings.TrimSuffix(doc, ".") + "."
+}
