@@ -140,32 +140,40 @@ func (s *Spec) docType(f *Field) string {
 }
 
 func (s *Spec) errorsTable() string {
-	var b bytes.Buffer
-	b.WriteString("| code | raised by | meaning |\n|---|---|---|\n")
+	var rows [][]string
 	for _, e := range s.Errors {
-		row(&b, "`"+e.Code+"`", e.RaisedBy, e.Doc)
+		rows = append(rows, []string{"`" + e.Code + "`", e.RaisedBy, e.Doc})
 	}
-	return b.String()
+	return table([]string{"code", "raised by", "meaning"}, rows)
 }
 
 func (s *Spec) limitsTable() string {
-	var b bytes.Buffer
-	b.WriteString("| limit | value | enforced by |\n|---|---|---|\n")
+	var rows [][]string
 	for _, l := range s.Limits {
-		row(&b, "`"+l.Name+"`", l.Shown, l.EnforcedBy)
+		rows = append(rows, []string{"`" + l.Name + "`", l.Shown, l.EnforcedBy})
 	}
-	return b.String()
+	return table([]string{"limit", "value", "enforced by"}, rows)
 }
 
 func (s *Spec) policyTable() string {
-	var b bytes.Buffer
-	b.WriteString("| rule | name | default | every host |\n|---|---|---|---|\n")
+	var rows [][]string
 	for _, p := range s.Policy {
 		name, def := "", ""
 		if p.Name != "" {
 			name, def = "`"+p.Name+"`", fmt.Sprint(*p.Default)
 		}
-		row(&b, p.Rule, name, def, p.Text)
+		rows = append(rows, []string{p.Rule, name, def, p.Text})
+	}
+	return table([]string{"rule", "name", "default", "every host"}, rows)
+}
+
+// table writes a markdown table of a header and rows.
+func table(header []string, rows [][]string) string {
+	var b bytes.Buffer
+	row(&b, header...)
+	b.WriteString(strings.Repeat("|---", len(header)) + "|\n")
+	for _, r := range rows {
+		row(&b, r...)
 	}
 	return b.String()
 }

@@ -184,4 +184,3 @@ func rawResult(out []byte, isErr bool) uint64 {
 	}
 	return uint64(ptr)<<32 | n
 }
-
