@@ -531,8 +531,9 @@ func (h *Host) MemoryPages(ctx context.Context) []uint32 {
 	return out
 }
 
-// LiveInstances reports how many instances exist now, idle or busy.
-func (h *Host) LiveInstances() int {
+// liveInstances reports how many instances exist now, idle or busy (for
+// tests: export_test.go).
+func (h *Host) liveInstances() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.live

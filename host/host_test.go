@@ -169,7 +169,7 @@ func TestHost_ConcurrentCallsMatchNative(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		if n := h.LiveInstances(); n > 4 {
+		if n := host.LiveInstances(h); n > 4 {
 			t.Errorf("%d live instances, want at most 4", n)
 		}
 	})
@@ -194,7 +194,7 @@ func TestHost_CancelledCallIsTypedAndDiscarded(t *testing.T) {
 		if _, err := h.Call(ctx, "describe", []byte(`{}`)); err != nil {
 			t.Fatalf("next call failed: %v", err)
 		}
-		if n := h.LiveInstances(); n != 1 {
+		if n := host.LiveInstances(h); n != 1 {
 			t.Errorf("%d live instances, want 1", n)
 		}
 	})
@@ -225,7 +225,7 @@ func TestHost_TrapDiscardsInstance(t *testing.T) {
 					t.Fatalf("call %d after the trap failed: %v", i, err)
 				}
 			}
-			if n := h.LiveInstances(); n != 1 {
+			if n := host.LiveInstances(h); n != 1 {
 				t.Errorf("%d live instances, want 1", n)
 			}
 		})

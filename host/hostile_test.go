@@ -93,7 +93,7 @@ func TestHostile_Requests(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d hostile requests, each followed by a valid call; slowest %v (%s); live instances %d",
-			e, count, slowest.Round(time.Millisecond), slowestName, h.LiveInstances())
+			e, count, slowest.Round(time.Millisecond), slowestName, host.LiveInstances(h))
 		runtime.GC()
 	}
 }
@@ -172,8 +172,8 @@ func TestFault_DeadlineMidCall(t *testing.T) {
 					t.Errorf("round %d: TIMEOUT came after %v, the timeout is %v", i, took, timeout)
 				}
 				// The abandoned instance is dropped once its call ends.
-				if !settle(func() bool { return h.LiveInstances() <= 1 }) {
-					t.Fatalf("round %d: %d live instances after the timeout", i, h.LiveInstances())
+				if !settle(func() bool { return host.LiveInstances(h) <= 1 }) {
+					t.Fatalf("round %d: %d live instances after the timeout", i, host.LiveInstances(h))
 				}
 				// The next call gets the same tiny timeout: on a loaded
 				// two-core machine it may itself run out of time, which is
@@ -198,11 +198,11 @@ func TestFault_DeadlineMidCall(t *testing.T) {
 			}
 			settled := settle(func() bool { return runtime.NumGoroutine() <= before })
 			t.Logf("%d/%d mid-call timeouts; goroutines %d before, %d after; live instances %d (max %d)",
-				timeouts, rounds, before, runtime.NumGoroutine(), h.LiveInstances(), maxInstances)
+				timeouts, rounds, before, runtime.NumGoroutine(), host.LiveInstances(h), maxInstances)
 			if !settled {
 				t.Errorf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 			}
-			if n := h.LiveInstances(); n > 1 {
+			if n := host.LiveInstances(h); n > 1 {
 				t.Errorf("%d live instances once the abandoned calls ended, want at most 1", n)
 			}
 		})
@@ -270,7 +270,7 @@ func TestFault_DeadlineInline(t *testing.T) {
 		if !settle(func() bool { return runtime.NumGoroutine() <= before }) {
 			t.Errorf("goroutines: %d before, %d after the inline calls settled", before, runtime.NumGoroutine())
 		}
-		if n := h.LiveInstances(); n > 1 {
+		if n := host.LiveInstances(h); n > 1 {
 			t.Errorf("%d live instances, want at most 1", n)
 		}
 		t.Logf("parse of %d bytes takes %v; %d inline timeout(s)", len(req), took.Round(time.Microsecond), timeouts)
@@ -332,11 +332,11 @@ func TestFault_CancelMidCall(t *testing.T) {
 		if _, err := h.Call(ctx, "required_field", next); err != nil {
 			t.Fatalf("the next call failed: %v", err)
 		}
-		if !settle(func() bool { return h.LiveInstances() <= 2 && runtime.NumGoroutine() <= before }) {
-			t.Errorf("goroutines %d before, %d after; %d live instances", before, runtime.NumGoroutine(), h.LiveInstances())
+		if !settle(func() bool { return host.LiveInstances(h) <= 2 && runtime.NumGoroutine() <= before }) {
+			t.Errorf("goroutines %d before, %d after; %d live instances", before, runtime.NumGoroutine(), host.LiveInstances(h))
 		}
 		t.Logf("%d/%d calls cancelled mid-call; goroutines %d before, %d after; live instances %d (max 2)",
-			cancelled, callers, before, runtime.NumGoroutine(), h.LiveInstances())
+			cancelled, callers, before, runtime.NumGoroutine(), host.LiveInstances(h))
 	})
 }
 

@@ -146,7 +146,7 @@ func TestPolicy_DefaultsApply(t *testing.T) {
 		if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {
 			t.Fatal(err)
 		}
-		if n := h.LiveInstances(); n != 1 {
+		if n := host.LiveInstances(h); n != 1 {
 			t.Fatalf("%d live instances after a small call, want 1 (kept)", n)
 		}
 		large := []byte(`{"text":"` + strings.Repeat("&amp;", 800_000) + `"}`)
@@ -160,7 +160,7 @@ func TestPolicy_DefaultsApply(t *testing.T) {
 		if _, err := h.Call(ctx, "required_field", grows); err != nil {
 			t.Fatal(err)
 		}
-		if n := h.LiveInstances(); n != 0 {
+		if n := host.LiveInstances(h); n != 0 {
 			t.Errorf("%d live instances after a request that grew memory past %d pages, want 0 (retired)", n, host.RetireMemoryPages)
 		}
 		if _, err := h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err != nil {

@@ -39,7 +39,7 @@ func TestPool_TakesTheInstanceReleasedLast(t *testing.T) {
 		}
 		h.release(got)
 	}
-	if n := h.LiveInstances(); n != 2 {
+	if n := h.liveInstances(); n != 2 {
 		t.Fatalf("live instances %d, want 2", n)
 	}
 }
@@ -112,7 +112,7 @@ func TestPool_WaitersGetReleasedInstances(t *testing.T) {
 		}
 	}
 	h.release(held) // after Close: discarded
-	if n := h.LiveInstances(); n != 0 {
+	if n := h.liveInstances(); n != 0 {
 		t.Fatalf("live instances %d after Close, want 0", n)
 	}
 }
