@@ -150,17 +150,19 @@ func (s *Spec) goType(f *Field) string {
 // lists it checks members against (plugin/internal/dispatch/exports_gen.go).
 func emitDispatch(s *Spec) ([]output, error) {
 	var b bytes.Buffer
-	b.WriteString(goHeader + "package dispatch\n\nimport \"github.com/toolerr/toolerr/abi\"\n\n")
-	b.WriteString("// exports runs each export of the ABI: callNAME for export name.\nvar exports = map[string]func(*call, []byte) *abi.Error{\n")
+	b.WriteString(goHeader + "package dispatch\n\n")
+	b.WriteString("// exports runs each export of the ABI: callNAME for export name, on its\n// request object once its members are checked against fields.\nvar exports = map[string]export{\n")
 	for _, e := range s.Exports {
-		fmt.Fprintf(&b, "\t%q: call%s,\n", e.Name, camel(e.Name))
+		if e.Request == "" {
+			fmt.Fprintf(&b, "\t%q: {line: call%s},\n", e.Name, camel(e.Name))
+			continue
+		}
+		fmt.Fprintf(&b, "\t%q: {fields: %#v, run: call%s},\n", e.Name, fieldNames(s.typ(e.Request)), camel(e.Name))
 	}
 	b.WriteString("}\n\n")
-	b.WriteString("// The members each request object may have, in the order an unknown\n// member's error lists them.\nvar (\n")
+	b.WriteString("// The members of the objects inside requests, in the order an unknown\n// member's error lists them.\nvar (\n")
 	for _, t := range s.Types {
-		if e := s.requestOf(t.Name); e != nil {
-			fmt.Fprintf(&b, "\tfields%s = %#v\n", camel(e.Name), fieldNames(t))
-		} else if t.Strict {
+		if t.Strict {
 			fmt.Fprintf(&b, "\tfields%s = %#v\n", t.Name, fieldNames(t))
 		}
 	}

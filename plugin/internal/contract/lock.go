@@ -199,19 +199,15 @@ func ReadContract(field string, v *jsonv.Value) (*Lockfile, error) {
 // AppendJSON writes the lockfile after b.
 func (l *Lockfile) AppendJSON(b []byte) []byte {
 	w := jsonv.Writer{B: b}
-	w.Raw(`{"lockfileVersion":`)
-	w.Num(LockfileVersion)
-	w.Raw(`,"digest":`)
-	w.Str(l.digest)
+	w.RawNum(`{"lockfileVersion":`, LockfileVersion)
+	w.RawStr(`,"digest":`, l.digest)
 	w.Raw(`,"tools":[`)
 	for i, t := range l.tools {
 		if i > 0 {
 			w.Byte(',')
 		}
-		w.Raw(`{"name":`)
-		w.Str(t.name)
-		w.Raw(`,"digest":`)
-		w.Str(t.digest)
+		w.RawStr(`{"name":`, t.name)
+		w.RawStr(`,"digest":`, t.digest)
 		w.Raw(`,"contract":`)
 		w.Raw(string(t.canonical))
 		w.Byte('}')

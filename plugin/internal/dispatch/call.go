@@ -42,15 +42,32 @@ func AppendCall(dst []byte, export string, input []byte) (out []byte, err *abi.E
 		}
 		c.release()
 	}()
-	handler, ok := exports[export]
+	e, ok := exports[export]
 	if !ok {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))
 	}
 	c.out = dst
-	if err := handler(c, input); err != nil {
+	if e.line != nil {
+		err = e.line(c, input)
+	} else if r, derr := c.decode(export, input, e.fields); derr != nil {
+		err = derr
+	} else {
+		err = e.run(c, r)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c.out, nil
+}
+
+// export is how the core runs one export (exports_gen.go has the table):
+// run on its request, a JSON object whose members are among fields, or
+// line on the input as it came, for the one export whose input is not a
+// JSON object (gate).
+type export struct {
+	fields []string
+	run    func(*call, *request) *abi.Error
+	line   func(*call, []byte) *abi.Error
 }
 
 // call is the working state of one export call: the decoder of its
@@ -104,8 +121,7 @@ func (c *call) toolResult(text string, isError bool) {
 // appendToolResult writes a CallToolResult holding one text block after b.
 func appendToolResult(b []byte, text string, isError bool) []byte {
 	w := jsonv.Writer{B: b}
-	w.Raw(`{"content":[{"type":"text","text":`)
-	w.Str(text)
+	w.RawStr(`{"content":[{"type":"text","text":`, text)
 	w.Raw(`}],"isError":`)
 	w.Boolean(isError)
 	w.Byte('}')
@@ -115,10 +131,8 @@ func appendToolResult(b []byte, text string, isError bool) []byte {
 // ErrorJSON encodes err as the ABI error object {"code","message"}.
 func ErrorJSON(err *abi.Error) []byte {
 	w := jsonv.Writer{}
-	w.Raw(`{"code":`)
-	w.Str(err.Code)
-	w.Raw(`,"message":`)
-	w.Str(err.Message)
+	w.RawStr(`{"code":`, err.Code)
+	w.RawStr(`,"message":`, err.Message)
 	w.Byte('}')
 	return w.B
 }

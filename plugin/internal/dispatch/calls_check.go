@@ -16,11 +16,7 @@ import (
 // result with no envelope gives UNKNOWN and the text of its first text
 // block. Every binding builds its client error from this, so the rule has
 // one home.
-func callCheckResult(c *call, input []byte) *abi.Error {
-	r, err := c.decode("check_result", input, fieldsCheckResult)
-	if err != nil {
-		return err
-	}
+func callCheckResult(c *call, r *request) *abi.Error {
 	result := r.obj.Get("result")
 	if result == nil {
 		return r.fail(`"result" is required`)
@@ -46,19 +42,15 @@ func callCheckResult(c *call, input []byte) *abi.Error {
 	w.Raw(`{"clientError":{"kind":`)
 	switch {
 	case env == nil:
-		w.Raw(`null,"code":"UNKNOWN","severity":"error","message":`)
-		w.Str(firstText(result))
+		w.RawStr(`null,"code":"UNKNOWN","severity":"error","message":`, firstText(result))
 		w.Raw(`,"recovery":null`)
 		writeToolErrorTail(&w, none)
 		w.Raw(`,"action":null,"fields":[],"contract":null`)
 	case env.ToolError != nil:
 		t := env.ToolError
-		w.Raw(`"tool_error","code":`)
-		w.Str(t.Code)
-		w.Raw(`,"severity":`)
-		w.Str(t.Severity)
-		w.Raw(`,"message":`)
-		w.Str(t.Message)
+		w.RawStr(`"tool_error","code":`, t.Code)
+		w.RawStr(`,"severity":`, t.Severity)
+		w.RawStr(`,"message":`, t.Message)
 		w.Raw(`,"recovery":`)
 		writeOptionalString(&w, t.Recovery)
 		writeToolErrorTail(&w, t)
@@ -69,13 +61,11 @@ func callCheckResult(c *call, input []byte) *abi.Error {
 		for i, f := range v.Fields {
 			names[i] = f.Name
 		}
-		w.Raw(`"validation_error","code":"VALIDATION_ERROR","severity":"error","message":`)
-		w.Str("invalid arguments for " + v.Action + ": " + strings.Join(names, ", "))
+		w.RawStr(`"validation_error","code":"VALIDATION_ERROR","severity":"error","message":`, "invalid arguments for " + v.Action + ": " + strings.Join(names, ", "))
 		w.Raw(`,"recovery":`)
 		writeOptionalString(&w, v.Recovery)
 		writeToolErrorTail(&w, none)
-		w.Raw(`,"action":`)
-		w.Str(v.Action)
+		w.RawStr(`,"action":`, v.Action)
 		w.Raw(`,"fields":`)
 		writeFields(&w, v.Fields)
 		w.Raw(`,"contract":`)

@@ -8,11 +8,7 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
 
-func callContractLock(c *call, input []byte) *abi.Error {
-	r, err := c.decode("contract_lock", input, fieldsContractLock)
-	if err != nil {
-		return err
-	}
+func callContractLock(c *call, r *request) *abi.Error {
 	l, err := r.contractOf("tools", r.obj.Get("tools"))
 	if err != nil {
 		return err
@@ -40,28 +36,16 @@ func writeDeltas(w *jsonv.Writer, deltas []contract.Delta) {
 		if i > 0 {
 			w.Byte(',')
 		}
-		w.Raw(`{"category":`)
-		w.Str(d.Category)
-		w.Raw(`,"field":`)
-		w.Str(d.Field)
-		w.Raw(`,"severity":`)
-		w.Str(d.Severity)
-		w.Raw(`,"description":`)
-		w.Str(d.Description)
-		w.Raw(`,"before":`)
-		writeOptionalString(w, d.Before)
-		w.Raw(`,"after":`)
-		writeOptionalString(w, d.After)
-		w.Byte('}')
+		w.RawStr(`{"category":`, d.Category)
+		w.RawStr(`,"field":`, d.Field)
+		w.RawStr(`,"severity":`, d.Severity)
+		w.RawStr(`,"description":`, d.Description)
+		writeBeforeAfter(w, d.Before, d.After)
 	}
 	w.Byte(']')
 }
 
-func callContractDiff(c *call, input []byte) *abi.Error {
-	r, err := c.decode("contract_diff", input, fieldsContractDiff)
-	if err != nil {
-		return err
-	}
+func callContractDiff(c *call, r *request) *abi.Error {
 	before, err := r.contractOf("before", r.obj.Get("before"))
 	if err != nil {
 		return err

@@ -23,11 +23,7 @@ var protocolCodes = []float64{-32700, -32600, -32601, -32602}
 // <tool_error>: the server's text (every text block, joined by line
 // feeds) as its message after "[tool] ", the code and recovery its words
 // name (failure.Classify), and the result's other blocks and members kept.
-func callServerFailure(c *call, input []byte) *abi.Error {
-	r, err := c.decode("server_failure", input, fieldsServerFailure)
-	if err != nil {
-		return err
-	}
+func callServerFailure(c *call, r *request) *abi.Error {
 	tool, err := r.requiredString(r.obj, "", "tool")
 	if err != nil {
 		return err
@@ -124,10 +120,8 @@ func (c *call) rewritten(tool string, class failure.Class, said string) jsonv.Wr
 	t := render.ToolError{Code: class.Code, Message: message, Suggestion: class.Recovery, Severity: "error"}
 	c.scratch = render.AppendToolError(c.scratch[:0], &t)
 	w := jsonv.Writer{B: c.out}
-	w.Raw(`{"verdict":"rewrite","code":`)
-	w.Str(class.Code)
-	w.Raw(`,"result":{"content":[{"type":"text","text":`)
-	w.Str(c.scratchText())
+	w.RawStr(`{"verdict":"rewrite","code":`, class.Code)
+	w.RawStr(`,"result":{"content":[{"type":"text","text":`, c.scratchText())
 	w.Byte('}')
 	return w
 }

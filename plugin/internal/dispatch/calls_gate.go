@@ -27,22 +27,18 @@ func callGate(c *call, input []byte) *abi.Error {
 		return abi.Errorf(abi.CodeInternal, "gate: %v", err)
 	}
 	w := jsonv.Writer{B: c.out}
-	w.Raw(`{"verdict":`)
-	w.Str(d.Verdict.String())
+	w.RawStr(`{"verdict":`, d.Verdict.String())
 	switch d.Verdict {
 	case gate.Rewrite:
-		w.Raw(`,"line":`)
-		w.Str(unsafe.String(unsafe.SliceData(d.Line), len(d.Line)))
+		w.RawStr(`,"line":`, unsafe.String(unsafe.SliceData(d.Line), len(d.Line)))
 	case gate.Ignore:
-		w.Raw(`,"reason":`)
-		w.Str(d.Reason)
+		w.RawStr(`,"reason":`, d.Reason)
 	case gate.Answer:
 		response, err := c.gateAnswer(&d)
 		if err != nil {
 			return err
 		}
-		w.Raw(`,"response":`)
-		w.Str(unsafe.String(unsafe.SliceData(response), len(response)))
+		w.RawStr(`,"response":`, unsafe.String(unsafe.SliceData(response), len(response)))
 	}
 	w.Byte('}')
 	c.out = w.B
@@ -59,8 +55,7 @@ func (c *call) gateAnswer(d *gate.Decision) ([]byte, *abi.Error) {
 	if d.ErrorCode != 0 {
 		w.Raw(`,"error":{"code":`)
 		w.B = strconv.AppendInt(w.B, int64(d.ErrorCode), 10)
-		w.Raw(`,"message":`)
-		w.Str(d.Reason)
+		w.RawStr(`,"message":`, d.Reason)
 		w.Raw("}}")
 		return w.B, nil
 	}

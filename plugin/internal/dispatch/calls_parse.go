@@ -8,11 +8,7 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/parse"
 )
 
-func callParse(c *call, input []byte) *abi.Error {
-	r, err := c.decode("parse", input, fieldsParse)
-	if err != nil {
-		return err
-	}
+func callParse(c *call, r *request) *abi.Error {
 	text, hasText, err := r.parseSource()
 	if err != nil {
 		return err
@@ -99,14 +95,11 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 		return
 	}
 	if t := env.ToolError; t != nil {
-		w.Raw(`{"kind":"tool_error","code":`)
-		w.Str(t.Code)
-		w.Raw(`,"severity":`)
-		w.Str(t.Severity)
+		w.RawStr(`{"kind":"tool_error","code":`, t.Code)
+		w.RawStr(`,"severity":`, t.Severity)
 		w.Raw(`,"isError":`)
 		w.Boolean(t.Severity != "warning")
-		w.Raw(`,"message":`)
-		w.Str(t.Message)
+		w.RawStr(`,"message":`, t.Message)
 		w.Raw(`,"recovery":`)
 		writeOptionalString(w, t.Recovery)
 		writeToolErrorTail(w, t)
@@ -114,8 +107,7 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 		return
 	}
 	v := env.Validation
-	w.Raw(`{"kind":"validation_error","action":`)
-	w.Str(v.Action)
+	w.RawStr(`{"kind":"validation_error","action":`, v.Action)
 	w.Raw(`,"fields":`)
 	writeFields(w, v.Fields)
 	w.Raw(`,"recovery":`)
@@ -154,43 +146,40 @@ func writeFields(w *jsonv.Writer, fields []parse.ParsedField) {
 		if i > 0 {
 			w.Byte(',')
 		}
-		w.Raw(`{"name":`)
-		w.Str(f.Name)
-		w.Raw(`,"message":`)
-		w.Str(f.Message)
+		w.RawStr(`{"name":`, f.Name)
+		w.RawStr(`,"message":`, f.Message)
 		w.Byte('}')
 	}
 	w.Byte(']')
+}
+
+// writeBeforeAfter ends the object of a change: its before and after
+// members, each a string or null.
+func writeBeforeAfter(w *jsonv.Writer, before, after *string) {
+	w.Raw(`,"before":`)
+	writeOptionalString(w, before)
+	w.Raw(`,"after":`)
+	writeOptionalString(w, after)
+	w.Byte('}')
 }
 
 func writeContract(w *jsonv.Writer, c *parse.ParsedContract) {
 	if c == nil {
 		w.Raw("null")
 	} else {
-		w.Raw(`{"tool":`)
-		w.Str(c.Tool)
-		w.Raw(`,"action":`)
-		w.Str(c.Action)
-		w.Raw(`,"changeCount":`)
-		w.Num(float64(c.ChangeCount))
-		w.Raw(`,"maxSeverity":`)
-		w.Str(c.MaxSeverity)
+		w.RawStr(`{"tool":`, c.Tool)
+		w.RawStr(`,"action":`, c.Action)
+		w.RawNum(`,"changeCount":`, float64(c.ChangeCount))
+		w.RawStr(`,"maxSeverity":`, c.MaxSeverity)
 		w.Raw(`,"changes":[`)
 		for i, ch := range c.Changes {
 			if i > 0 {
 				w.Byte(',')
 			}
-			w.Raw(`{"severity":`)
-			w.Str(ch.Severity)
-			w.Raw(`,"field":`)
-			w.Str(ch.Field)
-			w.Raw(`,"description":`)
-			w.Str(ch.Description)
-			w.Raw(`,"before":`)
-			writeOptionalString(w, ch.Before)
-			w.Raw(`,"after":`)
-			writeOptionalString(w, ch.After)
-			w.Byte('}')
+			w.RawStr(`{"severity":`, ch.Severity)
+			w.RawStr(`,"field":`, ch.Field)
+			w.RawStr(`,"description":`, ch.Description)
+			writeBeforeAfter(w, ch.Before, ch.After)
 		}
 		w.Raw("]}")
 	}

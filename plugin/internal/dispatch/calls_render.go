@@ -11,11 +11,7 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/xmlesc"
 )
 
-func callToolError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("tool_error", input, fieldsToolError)
-	if err != nil {
-		return err
-	}
+func callToolError(c *call, r *request) *abi.Error {
 	t := &c.tool
 	*t = render.ToolError{Actions: t.Actions[:0], Details: t.Details[:0]}
 	if err := r.toolError(t); err != nil {
@@ -89,11 +85,7 @@ func (r *request) toolError(t *render.ToolError) *abi.Error {
 	return nil
 }
 
-func callSimpleError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("simple_error", input, fieldsSimpleError)
-	if err != nil {
-		return err
-	}
+func callSimpleError(c *call, r *request) *abi.Error {
 	message, err := r.requiredString(r.obj, "", "message")
 	if err != nil {
 		return err
@@ -106,11 +98,7 @@ func callSimpleError(c *call, input []byte) *abi.Error {
 	return nil
 }
 
-func callRequiredField(c *call, input []byte) *abi.Error {
-	r, err := c.decode("required_field", input, fieldsRequiredField)
-	if err != nil {
-		return err
-	}
+func callRequiredField(c *call, r *request) *abi.Error {
 	field, err := r.requiredString(r.obj, "", "field")
 	if err != nil {
 		return err
@@ -119,11 +107,7 @@ func callRequiredField(c *call, input []byte) *abi.Error {
 	return nil
 }
 
-func callInternalError(c *call, input []byte) *abi.Error {
-	r, err := c.decode("internal_error", input, fieldsInternalError)
-	if err != nil {
-		return err
-	}
+func callInternalError(c *call, r *request) *abi.Error {
 	message, tool, action, err := r.messageToolAction()
 	if err != nil {
 		return err
@@ -132,11 +116,7 @@ func callInternalError(c *call, input []byte) *abi.Error {
 	return nil
 }
 
-func callToolFailure(c *call, input []byte) *abi.Error {
-	r, err := c.decode("tool_failure", input, fieldsToolFailure)
-	if err != nil {
-		return err
-	}
+func callToolFailure(c *call, r *request) *abi.Error {
 	message, tool, action, err := r.messageToolAction()
 	if err != nil {
 		return err
@@ -176,11 +156,7 @@ func (r *request) messageToolAction() (message, tool, action string, err *abi.Er
 	return message, tool, action, nil
 }
 
-func callRateLimited(c *call, input []byte) *abi.Error {
-	r, err := c.decode("rate_limited", input, fieldsRateLimited)
-	if err != nil {
-		return err
-	}
+func callRateLimited(c *call, r *request) *abi.Error {
 	max, err := r.requiredNumber(r.obj, "max")
 	if err != nil {
 		return err
@@ -205,11 +181,7 @@ func callRateLimited(c *call, input []byte) *abi.Error {
 	return nil
 }
 
-func callServerBusy(c *call, input []byte) *abi.Error {
-	r, err := c.decode("server_busy", input, fieldsServerBusy)
-	if err != nil {
-		return err
-	}
+func callServerBusy(c *call, r *request) *abi.Error {
 	tool, err := r.requiredString(r.obj, "", "tool")
 	if err != nil {
 		return err
@@ -226,11 +198,7 @@ func callServerBusy(c *call, input []byte) *abi.Error {
 	return nil
 }
 
-func callEscape(c *call, input []byte) *abi.Error {
-	r, err := c.decode("escape", input, fieldsEscape)
-	if err != nil {
-		return err
-	}
+func callEscape(c *call, r *request) *abi.Error {
 	text, err := r.requiredString(r.obj, "", "text")
 	if err != nil {
 		return err
@@ -247,8 +215,7 @@ func callEscape(c *call, input []byte) *abi.Error {
 		out = xmlesc.EscapeAttribute(text)
 	}
 	w := jsonv.Writer{B: c.out}
-	w.Raw(`{"text":`)
-	w.Str(out)
+	w.RawStr(`{"text":`, out)
 	w.Byte('}')
 	c.out = w.B
 	return nil
@@ -256,11 +223,7 @@ func callEscape(c *call, input []byte) *abi.Error {
 
 // callUnknownTool renders the UNKNOWN_ACTION envelope for a call to a tool
 // that does not exist: tool is the name called, tools the server's.
-func callUnknownTool(c *call, input []byte) *abi.Error {
-	r, err := c.decode("unknown_tool", input, fieldsUnknownTool)
-	if err != nil {
-		return err
-	}
+func callUnknownTool(c *call, r *request) *abi.Error {
 	tool, err := r.requiredString(r.obj, "", "tool")
 	if err != nil {
 		return err

@@ -11,11 +11,7 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/validation"
 )
 
-func callFormatValidation(c *call, input []byte) *abi.Error {
-	r, err := c.decode("format_validation", input, fieldsFormatValidation)
-	if err != nil {
-		return err
-	}
+func callFormatValidation(c *call, r *request) *abi.Error {
 	action, err := r.requiredString(r.obj, "", "action")
 	if err != nil {
 		return err
@@ -67,7 +63,7 @@ func callFormatValidation(c *call, input []byte) *abi.Error {
 	if err != nil {
 		return err
 	}
-	return c.validationError(r, len(input), action, issues, args, awareness, idx)
+	return c.validationError(r, r.size, action, issues, args, awareness, idx)
 }
 
 // validationError renders the validation error of a request of n bytes as
@@ -185,11 +181,7 @@ func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 	return a, nil
 }
 
-func callValidate(c *call, input []byte) *abi.Error {
-	r, err := c.decode("validate", input, fieldsValidate)
-	if err != nil {
-		return err
-	}
+func callValidate(c *call, r *request) *abi.Error {
 	action, err := r.requiredString(r.obj, "", "action")
 	if err != nil {
 		return err
@@ -210,7 +202,7 @@ func callValidate(c *call, input []byte) *abi.Error {
 		return err
 	}
 	idx := &jsonv.Index{}
-	issues, verr := validation.Validate(schema, args, idx, validation.WorkBudget(len(input)))
+	issues, verr := validation.Validate(schema, args, idx, validation.WorkBudget(r.size))
 	if verr != nil {
 		var work *validation.TooMuchWorkError
 		if errors.As(verr, &work) {
@@ -223,7 +215,7 @@ func callValidate(c *call, input []byte) *abi.Error {
 		return nil
 	}
 	c.out = append(c.out, `{"valid":false,"result":`...)
-	if err := c.validationError(r, len(input), action, issues, args, awareness, idx); err != nil {
+	if err := c.validationError(r, r.size, action, issues, args, awareness, idx); err != nil {
 		return err
 	}
 	c.out = append(c.out, '}')

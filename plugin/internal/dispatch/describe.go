@@ -6,11 +6,7 @@ import (
 	"github.com/toolerr/toolerr/plugin/internal/validation"
 )
 
-func callDescribe(c *call, input []byte) *abi.Error {
-	r, err := c.decode("describe", input, fieldsDescribe)
-	if err != nil {
-		return err
-	}
+func callDescribe(c *call, r *request) *abi.Error {
 	w := jsonv.Writer{B: c.out}
 	if m := present(r.obj, "memory"); m != nil {
 		if m.Kind != jsonv.KindBool {
@@ -19,17 +15,14 @@ func callDescribe(c *call, input []byte) *abi.Error {
 		if m.Bool {
 			// The hosts' policy retires an instance by what its memory grew
 			// to; only the module can tell every host that.
-			w.Raw(`{"memoryPages":`)
-			w.Num(float64(memoryPages()))
+			w.RawNum(`{"memoryPages":`, float64(memoryPages()))
 			w.Byte('}')
 			c.out = w.B
 			return nil
 		}
 	}
-	w.Raw(`{"abiVersion":`)
-	w.Str(abi.Version)
-	w.Raw(`,"version":`)
-	w.Str(abi.ModuleVersion)
+	w.RawStr(`{"abiVersion":`, abi.Version)
+	w.RawStr(`,"version":`, abi.ModuleVersion)
 	w.Raw(`,"exports":[`)
 	for i, e := range abi.Exports {
 		if i > 0 {
@@ -58,12 +51,9 @@ func callDescribe(c *call, input []byte) *abi.Error {
 		}
 		w.Str(d)
 	}
-	w.Raw(`],"limits":{"maxRequestBytes":`)
-	w.Num(abi.MaxRequestBytes)
-	w.Raw(`,"maxDepth":`)
-	w.Num(abi.MaxDepth)
-	w.Raw(`,"maxValues":`)
-	w.Num(abi.MaxValues)
+	w.RawNum(`],"limits":{"maxRequestBytes":`, abi.MaxRequestBytes)
+	w.RawNum(`,"maxDepth":`, abi.MaxDepth)
+	w.RawNum(`,"maxValues":`, abi.MaxValues)
 	w.Raw("}}")
 	c.out = w.B
 	return nil

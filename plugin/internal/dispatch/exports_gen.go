@@ -2,50 +2,32 @@
 
 package dispatch
 
-import "github.com/toolerr/toolerr/abi"
-
-// exports runs each export of the ABI: callNAME for export name.
-var exports = map[string]func(*call, []byte) *abi.Error{
-	"tool_error":        callToolError,
-	"simple_error":      callSimpleError,
-	"required_field":    callRequiredField,
-	"internal_error":    callInternalError,
-	"rate_limited":      callRateLimited,
-	"server_busy":       callServerBusy,
-	"escape":            callEscape,
-	"format_validation": callFormatValidation,
-	"parse":             callParse,
-	"describe":          callDescribe,
-	"validate":          callValidate,
-	"contract_lock":     callContractLock,
-	"contract_diff":     callContractDiff,
-	"check_result":      callCheckResult,
-	"gate":              callGate,
-	"tool_failure":      callToolFailure,
-	"server_failure":    callServerFailure,
-	"unknown_tool":      callUnknownTool,
+// exports runs each export of the ABI: callNAME for export name, on its
+// request object once its members are checked against fields.
+var exports = map[string]export{
+	"tool_error":        {fields: []string{"code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter"}, run: callToolError},
+	"simple_error":      {fields: []string{"message", "code"}, run: callSimpleError},
+	"required_field":    {fields: []string{"field"}, run: callRequiredField},
+	"internal_error":    {fields: []string{"message", "tool", "action"}, run: callInternalError},
+	"rate_limited":      {fields: []string{"max", "windowSeconds", "retryAfter", "key"}, run: callRateLimited},
+	"server_busy":       {fields: []string{"tool", "active", "queued"}, run: callServerBusy},
+	"escape":            {fields: []string{"text", "context"}, run: callEscape},
+	"format_validation": {fields: []string{"action", "issues", "args", "dialect", "contract", "schema"}, run: callFormatValidation},
+	"parse":             {fields: []string{"text", "result"}, run: callParse},
+	"describe":          {fields: []string{"memory"}, run: callDescribe},
+	"validate":          {fields: []string{"action", "schema", "args", "contract"}, run: callValidate},
+	"contract_lock":     {fields: []string{"tools"}, run: callContractLock},
+	"contract_diff":     {fields: []string{"before", "after"}, run: callContractDiff},
+	"check_result":      {fields: []string{"result"}, run: callCheckResult},
+	"gate":              {line: callGate},
+	"tool_failure":      {fields: []string{"message", "tool", "action"}, run: callToolFailure},
+	"server_failure":    {fields: []string{"tool", "result", "error"}, run: callServerFailure},
+	"unknown_tool":      {fields: []string{"tool", "tools"}, run: callUnknownTool},
 }
 
-// The members each request object may have, in the order an unknown
+// The members of the objects inside requests, in the order an unknown
 // member's error lists them.
 var (
-	fieldsToolError        = []string{"code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter"}
-	fieldsSimpleError      = []string{"message", "code"}
-	fieldsRequiredField    = []string{"field"}
-	fieldsInternalError    = []string{"message", "tool", "action"}
-	fieldsToolFailure      = []string{"message", "tool", "action"}
-	fieldsUnknownTool      = []string{"tool", "tools"}
-	fieldsRateLimited      = []string{"max", "windowSeconds", "retryAfter", "key"}
-	fieldsServerBusy       = []string{"tool", "active", "queued"}
-	fieldsEscape           = []string{"text", "context"}
-	fieldsDelta            = []string{"category", "field", "severity", "description", "before", "after"}
-	fieldsContract         = []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities", "lockfile", "tools"}
-	fieldsFormatValidation = []string{"action", "issues", "args", "dialect", "contract", "schema"}
-	fieldsValidate         = []string{"action", "schema", "args", "contract"}
-	fieldsContractLock     = []string{"tools"}
-	fieldsContractDiff     = []string{"before", "after"}
-	fieldsParse            = []string{"text", "result"}
-	fieldsCheckResult      = []string{"result"}
-	fieldsDescribe         = []string{"memory"}
-	fieldsServerFailure    = []string{"tool", "result", "error"}
+	fieldsDelta    = []string{"category", "field", "severity", "description", "before", "after"}
+	fieldsContract = []string{"tool", "action", "deltas", "maxDeltas", "includeAllSeverities", "lockfile", "tools"}
 )

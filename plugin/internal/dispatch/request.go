@@ -14,6 +14,8 @@ import (
 type request struct {
 	export string
 	obj    *jsonv.Value
+	// size is the request's length in bytes, which work budgets grow with.
+	size int
 }
 
 // decode parses input as the request of export, rejecting oversize input,
@@ -38,7 +40,7 @@ func (c *call) decode(export string, input []byte, fields []string) (*request, *
 	if v.Kind != jsonv.KindObject {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request must be a JSON object, got %s", export, v.Kind)
 	}
-	c.req = request{export: export, obj: v}
+	c.req = request{export: export, obj: v, size: len(input)}
 	r := &c.req
 	if err := r.known(v, "", fields); err != nil {
 		return nil, err

@@ -25,6 +25,13 @@ func (w *Writer) Str(s string) { w.B = appendJSONString(w.B, s) }
 // Num writes f as a JSON number, or null when it is not finite.
 func (w *Writer) Num(f float64) { w.B = appendJSONNumber(w.B, f) }
 
+// RawStr writes raw, then s as a JSON string: an object member's key (with
+// what comes before it) and its value, in one line of the caller's.
+func (w *Writer) RawStr(raw, s string) { w.B = appendJSONString(append(w.B, raw...), s) }
+
+// RawNum writes raw, then f as a JSON number, as RawStr does a string.
+func (w *Writer) RawNum(raw string, f float64) { w.B = appendJSONNumber(append(w.B, raw...), f) }
+
 // Boolean writes true or false.
 func (w *Writer) Boolean(v bool) {
 	if v {
