@@ -61,7 +61,7 @@ func callCheckResult(c *call, r *request) *abi.Error {
 		for i, f := range v.Fields {
 			names[i] = f.Name
 		}
-		w.RawStr(`"validation_error","code":"VALIDATION_ERROR","severity":"error","message":`, "invalid arguments for " + v.Action + ": " + strings.Join(names, ", "))
+		w.RawStr(`"validation_error","code":"VALIDATION_ERROR","severity":"error","message":`, "invalid arguments for "+v.Action+": "+strings.Join(names, ", "))
 		w.Raw(`,"recovery":`)
 		writeOptionalString(&w, v.Recovery)
 		writeToolErrorTail(&w, none)
