@@ -2,6 +2,10 @@
 // (tests/bench/requests.json) and writes BENCHMARKS.md and docs/bench.svg.
 //
 //	go run ./tests/bench [-benchtime 2s] [-count 3] [-bindings node,python,rust,java]
+//	go run ./tests/bench -modules-only | -proxy-only | -heal-only | -sizes-only
+//
+// The -*-only flags measure one section and rewrite it in BENCHMARKS.md,
+// keeping the rest.
 //
 // Go engines come from `go test ./host -bench`; each binding has a bench
 // command that prints JSON lines {"engine","op","ns_per_call"} and
@@ -64,7 +68,15 @@ func main() {
 	modulesOnly := flag.Bool("modules-only", false, "measure only the module section and rewrite it in BENCHMARKS.md, keeping the rest")
 	proxyOnly := flag.Bool("proxy-only", false, "measure only the toolerr proxy section and rewrite it in BENCHMARKS.md, keeping the rest")
 	healOnly := flag.Bool("heal-only", false, "measure only the healing section (valid calls, healed and plain) and rewrite it in BENCHMARKS.md, keeping the rest")
+	sizesOnly := flag.Bool("sizes-only", false, "measure only the sizes section (the Go quickstart with and without toolerr, the npm package) and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
+	if *sizesOnly {
+		if err := rewriteSection(sizesHeading, sizesBench); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *healOnly {
 		if err := rewriteSection(healHeading, healBench); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -206,11 +218,16 @@ func run(benchtime string, count int, bindings []string) error {
 	if err != nil {
 		return fmt.Errorf("heal bench: %w", err)
 	}
+	fmt.Fprintln(os.Stderr, "bench: sizes")
+	sizes, err := sizesBench()
+	if err != nil {
+		return fmt.Errorf("sizes: %w", err)
+	}
 	mods, err := moduleReport()
 	if err != nil {
 		return err
 	}
-	md := report(results, colds, parallel, max(count, 1)) + proxy + heal + mods
+	md := report(results, colds, parallel, max(count, 1)) + proxy + heal + sizes + "\n" + mods
 	if err := os.WriteFile("BENCHMARKS.md", []byte(md), 0o644); err != nil {
 		return err
 	}

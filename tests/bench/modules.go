@@ -289,11 +289,15 @@ func compactJSON(b []byte) string {
 	return out.String()
 }
 
-// moduleSection starts the module section in BENCHMARKS.md.
-const moduleSection = "## The module: TinyGo build"
+// moduleSection starts the module section in BENCHMARKS.md, and
+// firstResultSection the second section moduleReport writes.
+const (
+	moduleSection      = "## The module: TinyGo build"
+	firstResultSection = "\n## First result of a fresh process"
+)
 
 // rewriteModules measures the module section alone and puts it in place of
-// the one in BENCHMARKS.md (or at its end).
+// the one in BENCHMARKS.md (or at its end), keeping the sections after it.
 func rewriteModules() error {
 	mods, err := moduleReport()
 	if err != nil {
@@ -303,11 +307,24 @@ func rewriteModules() error {
 	if err != nil {
 		return err
 	}
-	md := string(old)
-	if i := strings.Index(md, moduleSection); i >= 0 {
-		md = md[:i]
-	} else if !strings.HasSuffix(md, "\n\n") {
-		md = strings.TrimRight(md, "\n") + "\n\n"
+	return os.WriteFile("BENCHMARKS.md", []byte(replaceModules(string(old), mods)), 0o644)
+}
+
+// replaceModules puts mods, the two sections moduleReport writes, in place
+// of those of md (from the first heading to the heading after the second),
+// or at its end.
+func replaceModules(md, mods string) string {
+	mods = strings.TrimRight(mods, "\n") + "\n"
+	i := strings.Index(md, moduleSection)
+	if i < 0 {
+		return strings.TrimRight(md, "\n") + "\n\n" + mods
 	}
-	return os.WriteFile("BENCHMARKS.md", []byte(md+mods), 0o644)
+	rest := ""
+	if j := strings.Index(md[i:], firstResultSection); j >= 0 {
+		j += i + len(firstResultSection)
+		if k := strings.Index(md[j:], "\n## "); k >= 0 {
+			rest = md[j+k:] // from the line break before the next heading
+		}
+	}
+	return md[:i] + mods + rest
 }
