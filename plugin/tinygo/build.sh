@@ -37,8 +37,7 @@ cd "$repo"
 # TinyGo reads its prebuilt libraries from $XDG_CACHE_HOME/tinygo and keeps
 # the packages it compiles there too, each under a hash of its sources, the
 # compiler and the flags, so a kept cache cannot change the output (a cold
-# and a warm build give the same bytes) but halves the time of a rebuild
-# (README.md has the figures). The cache lives beside the toolchain, seeded
+# and a warm build give the same bytes) but makes a rebuild much faster. The cache lives beside the toolchain, seeded
 # once from its prebuilt libraries.
 cache="$dir/build-cache"
 if [ ! -d "$cache" ]; then

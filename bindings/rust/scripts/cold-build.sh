@@ -12,7 +12,7 @@
 # Cargo.lock), so the same script gives a before and an after. It prints the
 # wall time, the number of crates compiled, the peak RSS of the build (the
 # largest rustc) and the target folder's size. Not part of make test: it takes
-# minutes. The crate's README quotes its output.
+# minutes. It prints what it measured; the crate's README points here.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 rev="${1:-}"

@@ -6,7 +6,7 @@
 # long build: about 12 minutes on 2 cores), then runs it twice with one empty
 # XDG_CACHE_HOME, so the first run compiles the module and the second finds
 # the crate's compilation cache ($XDG_CACHE_HOME/toolerr/wasmtime) warm. Not
-# part of make test; the README quotes its output.
+# part of make test; the README points here for its figures.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 work="${1:-$(mktemp -d)}"
