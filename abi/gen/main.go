@@ -100,7 +100,9 @@ type Type struct {
 // matters), the name of an enum or a type, or any of these followed by [].
 // A field that is not Required may be absent (or null). Presence marks an
 // optional field whose absence differs from its zero value; Nullable, a
-// field whose null is a value and is always written.
+// field whose null is a value and is always written. Rust, when set, is
+// the member's Rust type (its element's, for a list) in place of the one
+// the type gives (abi/gen/rust.go).
 type Field struct {
 	Name     string `json:"name"`
 	GoName   string `json:"goName"`
@@ -111,6 +113,7 @@ type Field struct {
 	ByValue  bool   `json:"byValue"`
 	OneOf    string `json:"oneOf"`
 	Rule     string `json:"rule"`
+	Rust     string `json:"rust"`
 }
 
 // Export is one JSON export of the module.
@@ -179,6 +182,7 @@ var emitters = []func(*Spec) ([]output, error){
 	emitDispatch,
 	emitWasm,
 	emitMarkdown,
+	emitRust,
 }
 
 // load reads and checks the spec: every field's type is known, every

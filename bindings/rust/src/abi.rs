@@ -3,6 +3,14 @@
 //! are left out when absent. These types only carry data: every rule (what is
 //! required, what a value may be) is checked by the module, which answers a
 //! bad request with an [`Error`](crate::Error) naming the field.
+//!
+//! Most of them, and the ABI's version, limits, constants and host policy
+//! defaults, are generated from abi/abi.json (`go run ./abi/gen` writes
+//! src/abi_gen.rs, re-exported here). This file holds what is written by
+//! hand: their methods, [`Details`], the [`Contract`]'s serialization, the
+//! [`Lockfile`], and the types a Rust user is better served by than by a
+//! struct of the spec's members ([`Envelope`], [`GateVerdict`] and the
+//! borrowing [`ContractLockRequest`] and [`ContractDiffRequest`]).
 
 use std::fmt;
 
@@ -11,15 +19,11 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-/// One text block of a [`CallToolResult`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Content {
-    /// Always `"text"`: toolerr only produces and reads text blocks.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The block's text.
-    pub text: String,
-}
+pub use crate::abi_gen::*;
+
+/// The limits `describe` reports: the name this crate gave
+/// [`DescribeLimits`] before its types were generated.
+pub type Limits = DescribeLimits;
 
 impl Content {
     /// A text block.
@@ -31,19 +35,7 @@ impl Content {
     }
 }
 
-/// The MCP result every rendering export returns:
-/// `{"content":[{"type":"text","text":…}],"isError":…}`.
-///
-/// Convert it into rmcp's `CallToolResult` with `.into()`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolResult {
-    /// The blocks, in order.
-    pub content: Vec<Content>,
-    /// False for success and for warnings (`severity: warning`).
-    pub is_error: bool,
-}
-
+/// Convert a [`CallToolResult`] into rmcp's `CallToolResult` with `.into()`.
 impl CallToolResult {
     /// The text of the first text block, or "".
     pub fn text(&self) -> &str {
@@ -52,30 +44,6 @@ impl CallToolResult {
             .find(|c| c.kind == "text")
             .map(|c| c.text.as_str())
             .unwrap_or("")
-    }
-}
-
-/// A tool error's severity: `isError` is false only for `Warning`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The default.
-    #[default]
-    Error,
-    /// A failure the model must not work around.
-    Critical,
-    /// Guidance on the success path (deprecated parameter, fallback, truncation).
-    Warning,
-}
-
-impl Severity {
-    /// The severity as the ABI writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Critical => "critical",
-            Severity::Warning => "warning",
-        }
     }
 }
 
@@ -256,178 +224,6 @@ impl<'de> Deserialize<'de> for Details {
     }
 }
 
-/// The request of `tool_error`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolErrorRequest {
-    /// Not empty; canonical codes are listed by `describe`, any other is allowed.
-    pub code: String,
-    /// What went wrong, for the model.
-    pub message: String,
-    /// Rendered as `<recovery>` when not empty.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub suggestion: Option<String>,
-    /// Tools the model may call next.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub available_actions: Vec<String>,
-    /// `error` when absent.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub severity: Option<Severity>,
-    /// Key/value details, in order.
-    #[serde(skip_serializing_if = "Details::is_empty", default)]
-    pub details: Details,
-    /// Seconds to wait; rendered only when finite and > 0.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub retry_after: Option<f64>,
-}
-
-/// The request of `simple_error`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SimpleErrorRequest {
-    /// The message.
-    pub message: String,
-    /// No `code` attribute when absent.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub code: Option<String>,
-}
-
-/// The request of `required_field`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RequiredFieldRequest {
-    /// The missing field.
-    pub field: String,
-}
-
-/// The request of `internal_error`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct InternalErrorRequest {
-    /// The failure's message; prefixed `[tool/action] ` or `[tool] `.
-    pub message: String,
-    /// The tool that failed.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tool: Option<String>,
-    /// The action that failed; needs `tool`.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub action: Option<String>,
-}
-
-/// The request of `rate_limited`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RateLimitedRequest {
-    /// Requests allowed per window.
-    pub max: f64,
-    /// The window, in seconds.
-    pub window_seconds: f64,
-    /// Seconds to wait.
-    pub retry_after: f64,
-    /// The limited key; `__global__` when absent.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub key: Option<String>,
-}
-
-/// The request of `server_busy`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ServerBusyRequest {
-    /// The tool at capacity.
-    pub tool: String,
-    /// Calls running.
-    pub active: f64,
-    /// Calls waiting.
-    pub queued: f64,
-}
-
-/// The request of `unknown_tool` (ABI 1.5).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct UnknownToolRequest {
-    /// The name of the tool called.
-    pub tool: String,
-    /// The server's tools, in its order (as tools/list gives them).
-    pub tools: Vec<String>,
-}
-
-/// Where escaped text goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EscapeContext {
-    /// An element body: `&` and `<` (and the `>` of `]]>`).
-    Content,
-    /// A double-quoted attribute: `&` `<` `>` `"` `'`.
-    Attribute,
-}
-
-/// The request of `escape`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EscapeRequest {
-    /// The text to escape.
-    pub text: String,
-    /// Where it goes.
-    pub context: EscapeContext,
-}
-
-/// The response of `escape`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EscapeResponse {
-    /// The escaped text.
-    pub text: String,
-}
-
-/// One change of a tool's contract.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Delta {
-    /// Not rendered.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub category: Option<String>,
-    /// The changed field, e.g. `actions.create.title`.
-    pub field: String,
-    /// `BREAKING`, `RISKY`, `SAFE` or `COSMETIC`.
-    pub severity: String,
-    /// What changed.
-    pub description: String,
-    /// The old value, if any.
-    #[serde(default)]
-    pub before: Option<String>,
-    /// The new value, if any.
-    #[serde(default)]
-    pub after: Option<String>,
-}
-
-/// Asks a validation error to tell the model what changed in the contract:
-/// either the changes themselves (`{tool, deltas}`, e.g. from
-/// [`Host::contract_diff`](crate::Host::contract_diff) at start-up), or a
-/// lockfile and the tools offered now (`{tool, lockfile, tools}`), which the
-/// module diffs itself (cached by their digests).
-///
-/// `deltas` is sent when neither `lockfile` nor `tools` is set, and also when
-/// it is not empty (the module refuses both at once).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Contract {
-    /// The tool whose contract changed; the module keeps the deltas whose
-    /// field is `actions.<tool>` or under it.
-    pub tool: String,
-    /// The action; the request's `action` when absent.
-    #[serde(default)]
-    pub action: Option<String>,
-    /// The changes, in order.
-    #[serde(default)]
-    pub deltas: Vec<Delta>,
-    /// The locked contract (a lockfile, a tools array or a tools/list
-    /// result), instead of `deltas`; needs `tools`.
-    #[serde(default)]
-    pub lockfile: Option<Value>,
-    /// The tools offered now (a tools array or a tools/list result), diffed
-    /// against `lockfile`.
-    #[serde(default)]
-    pub tools: Option<Value>,
-    /// How many to keep; 5 when absent.
-    #[serde(default)]
-    pub max_deltas: Option<u32>,
-    /// Keep every severity, not only BREAKING and RISKY.
-    #[serde(default)]
-    pub include_all_severities: bool,
-}
-
 impl Contract {
     /// `{tool, deltas}`: the changes already computed (by
     /// [`Host::contract_diff`](crate::Host::contract_diff)).
@@ -548,76 +344,24 @@ impl Serialize for Canonical<'_> {
     }
 }
 
-/// The request of `contract_lock`.
+/// The request of `contract_lock`. Written by hand, not generated: it
+/// borrows any `Serialize` value (rmcp's `Vec<Tool>` or `ListToolsResult`, a
+/// [`Lockfile`], a `serde_json::Value`) where the spec's `json` member would
+/// make the caller build a `serde_json::Value` first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContractLockRequest<'a, T: Serialize + ?Sized> {
     /// A tools array, a tools/list result or a lockfile.
     pub tools: &'a T,
 }
 
-/// The request of `contract_diff`.
+/// The request of `contract_diff`; written by hand, as
+/// [`ContractLockRequest`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContractDiffRequest<'a, B: Serialize + ?Sized, A: Serialize + ?Sized> {
     /// The older contract: a lockfile, a tools array or a tools/list result.
     pub before: &'a B,
     /// The newer one, in any of the same forms.
     pub after: &'a A,
-}
-
-/// The response of `contract_diff`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContractDiff {
-    /// The changes, sorted by severity (BREAKING, RISKY, SAFE, COSMETIC),
-    /// then field, then description.
-    pub deltas: Vec<Delta>,
-    /// The first delta's severity; `None` with no deltas.
-    pub max_severity: Option<String>,
-    /// False exactly when a delta is BREAKING.
-    pub backwards_compatible: bool,
-}
-
-/// The request of `format_validation`: a validator's issues, rendered as a
-/// `<validation_error>`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct FormatValidationRequest {
-    /// The tool or action the arguments were for.
-    pub action: String,
-    /// The validator's issue objects (Zod v3 by default), read leniently.
-    pub issues: Value,
-    /// What the model sent, for `You sent:`.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub args: Option<Value>,
-    /// `zod` (default), `pydantic` or `jsonschema`.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub dialect: Option<String>,
-    /// Contract awareness.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub contract: Option<Contract>,
-}
-
-/// The request of `validate`: arguments checked against a tool's JSON Schema.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ValidateRequest {
-    /// The tool or action; the `action` of the `<validation_error>`.
-    pub action: String,
-    /// The tool's `inputSchema`.
-    pub schema: Value,
-    /// The arguments the model sent (`{}` when it sent none).
-    pub args: Value,
-    /// Contract awareness.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub contract: Option<Contract>,
-}
-
-/// The response of `validate`, as the module writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ValidateResponse {
-    /// Whether the arguments passed.
-    pub valid: bool,
-    /// The `<validation_error>` result when they did not.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub result: Option<CallToolResult>,
 }
 
 /// The outcome of [`Host::validate`](crate::Host::validate).
@@ -638,6 +382,10 @@ impl Validation {
 
 /// The stdio gate's verdict on one line a client sent (the response of
 /// `gate`, abi/ABI.md "The stdio gate").
+///
+/// Written by hand, not generated: the spec's `GateResponse` is a struct of a
+/// verdict and optional members; each variant here holds the member its
+/// verdict sets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum GateVerdict {
@@ -660,31 +408,10 @@ pub enum GateVerdict {
     },
 }
 
-/// The request of `parse`: `{text}` or `{result}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParseRequest {
-    /// Text that may hold an envelope.
-    Text(String),
-    /// A result whose first text block holding an envelope is read.
-    Result(CallToolResult),
-}
-
-/// The response of `parse`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ParseResponse {
-    /// None when there is no envelope.
-    pub envelope: Option<Envelope>,
-}
-
-/// The request of `check_result`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckResultRequest {
-    /// The result a client received.
-    pub result: CallToolResult,
-}
-
 /// A parsed envelope.
+///
+/// Written by hand, not generated: the spec's `Envelope` is one struct whose
+/// members of the other kind are zero; each variant here holds its kind's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Envelope {
@@ -716,15 +443,6 @@ pub struct ParsedToolError {
     pub retry_after: Option<f64>,
 }
 
-/// One `<field>` of a validation error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Field {
-    /// The issue path, or `(root)`.
-    pub name: String,
-    /// The line: message, `You sent: …`, suggestion.
-    pub message: String,
-}
-
 /// A `<validation_error>` read back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParsedValidationError {
@@ -736,51 +454,4 @@ pub struct ParsedValidationError {
     pub recovery: Option<String>,
     /// The `<contract_awareness>` block, if any.
     pub contract: Option<ParsedContract>,
-}
-
-/// A `<contract_awareness>` block read back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ParsedContract {
-    /// The tool.
-    pub tool: String,
-    /// The action.
-    pub action: String,
-    /// How many changes the block lists.
-    pub change_count: u64,
-    /// The first change's severity.
-    pub max_severity: String,
-    /// The changes.
-    pub changes: Vec<Delta>,
-}
-
-/// Limits the module enforces.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Limits {
-    /// The largest request, in bytes.
-    pub max_request_bytes: u64,
-    /// The deepest nesting of arrays and objects.
-    pub max_depth: u64,
-}
-
-/// The response of `describe`: what the module says of itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Description {
-    /// `major.minor`, e.g. `1.0`.
-    pub abi_version: String,
-    /// The release of the contract logic.
-    pub version: String,
-    /// The JSON exports, in order.
-    pub exports: Vec<String>,
-    /// The canonical tool error codes.
-    pub codes: Vec<String>,
-    /// The severities.
-    pub severities: Vec<String>,
-    /// The validator dialects `format_validation` reads (ABI 1.1).
-    #[serde(default)]
-    pub dialects: Vec<String>,
-    /// The limits.
-    pub limits: Limits,
 }

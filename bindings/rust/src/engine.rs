@@ -21,6 +21,7 @@ use wasmtime::{
     TypedFunc, Val, ValType,
 };
 
+use crate::abi;
 use crate::error::{Error, Result};
 use crate::host::sha256_hex;
 
@@ -29,8 +30,8 @@ use crate::host::sha256_hex;
 const TICK: Duration = Duration::from_millis(10);
 
 /// The least bound on an instance's `_initialize`, in ticks: the default
-/// call timeout (10 s).
-const INIT_TICKS: u64 = 10_000 / TICK.as_millis() as u64 + 1;
+/// call timeout (the host policy's `callTimeoutMs`, 10 s).
+const INIT_TICKS: u64 = abi::POLICY_CALL_TIMEOUT_MS / TICK.as_millis() as u64 + 1;
 
 /// The WASI errno for "bad file descriptor": there are no files.
 const EBADF: i32 = 8;

@@ -415,7 +415,7 @@ impl<S: 'static> Healer<S> {
                 issues: json!([{"instancePath": "", "message": detail.trim()}]),
                 args: Some(args),
                 dialect: Some("jsonschema".into()),
-                contract: None,
+                ..FormatValidationRequest::default()
             };
             if let Ok(result) = host.format_validation(&request) {
                 return Ok(result.into());

@@ -17,8 +17,9 @@ pub const WASM: &[u8] = include_bytes!("../wasm/toolerr.wasm");
 /// The committed `plugin/toolerr.wasm.sha256` file (`<hex digest>  toolerr.wasm`).
 pub const WASM_SHA256_FILE: &str = include_str!("../wasm/toolerr.wasm.sha256");
 
-/// The ABI major this binding speaks; [`Host::new`] refuses any other.
-pub const ABI_MAJOR: u32 = 1;
+/// The ABI major this binding speaks ([`abi::ABI_MAJOR`]); [`Host::new`]
+/// refuses any other.
+pub const ABI_MAJOR: u32 = abi::ABI_MAJOR;
 
 /// The expected hex sha256 of [`WASM`], read from [`WASM_SHA256_FILE`].
 pub fn wasm_sha256() -> &'static str {
@@ -42,17 +43,20 @@ pub const WASI_OUTPUT_VARIABLE: &str = "EXTISM_ENABLE_WASI_OUTPUT";
 
 /// Configures a [`Host`]. `Options::default()` runs the embedded module with
 /// the defaults below: the host policy of `abi/ABI.md` ("Host policy"), which
-/// every toolerr host (Go, Node, Python, Rust) applies with the same values.
+/// every toolerr host (Go, Node, Python, Rust) applies with the same values,
+/// generated from abi/abi.json (the `abi::POLICY_*` constants).
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The most instances alive at once, and so the most calls running at
     /// once; further calls wait. 0 means the machine's available parallelism.
     pub max_instances: usize,
-    /// Each instance's memory cap, in 64 KiB pages (default 8192: 512 MiB),
+    /// Each instance's memory cap, in 64 KiB pages (default
+    /// [`abi::POLICY_MEMORY_MAX_PAGES`], 8192: 512 MiB),
     /// written into the module as its memory's maximum. A call that needs
     /// more traps (`TRAP`) and its instance is discarded.
     pub memory_max_pages: u32,
-    /// The longest one call may run (default 10 s, kept to within 10 ms);
+    /// The longest one call may run (default
+    /// [`abi::POLICY_CALL_TIMEOUT_MS`], 10 s, kept to within 10 ms);
     /// `None` for no bound. A call that runs out of time is interrupted
     /// (Wasmtime's epoch interruption), fails with `TIMEOUT`, and its
     /// instance is discarded.
@@ -65,8 +69,8 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             max_instances: 0,
-            memory_max_pages: 8192,
-            call_timeout: Some(Duration::from_secs(10)),
+            memory_max_pages: abi::POLICY_MEMORY_MAX_PAGES,
+            call_timeout: Some(Duration::from_millis(abi::POLICY_CALL_TIMEOUT_MS)),
             wasm: None,
         }
     }
@@ -156,12 +160,13 @@ impl Host {
     /// An instance whose linear memory grew past 1024 pages (64 MiB) is
     /// retired after the call rather than reused: linear memory never
     /// shrinks, and a heap grown near the cap fails calls a fresh instance
-    /// serves (the host policy's `retireMemoryPages`).
-    pub const RETIRE_MEMORY_PAGES: u32 = 1024;
+    /// serves (the host policy's `retireMemoryPages`,
+    /// [`abi::POLICY_RETIRE_MEMORY_PAGES`]).
+    pub const RETIRE_MEMORY_PAGES: u32 = abi::POLICY_RETIRE_MEMORY_PAGES;
 
     /// After a call whose request or response is over 64 KiB, the host looks
-    /// at how far the instance's memory grew.
-    pub const MEMORY_CHECK_BYTES: usize = 64 << 10;
+    /// at how far the instance's memory grew ([`abi::MEMORY_CHECK_BYTES`]).
+    pub const MEMORY_CHECK_BYTES: usize = abi::MEMORY_CHECK_BYTES;
 
     /// Loads the embedded module with the default options.
     pub fn new() -> Result<Host> {
@@ -381,8 +386,8 @@ impl Host {
     }
 
     /// How much of a line over the request limit the gate reads: its
-    /// first 64 KiB.
-    pub const GATE_HEAD_BYTES: usize = 64 << 10;
+    /// first 64 KiB ([`abi::GATE_HEAD_BYTES`]).
+    pub const GATE_HEAD_BYTES: usize = abi::GATE_HEAD_BYTES;
 
     /// Applies the stdio gate (abi/ABI.md, "The stdio gate") to one line a
     /// client sent, its bytes as read without the line feed: pass it on,
@@ -588,23 +593,19 @@ impl Host {
 
     /// Asks the module to describe itself again (see also [`Host::description`]).
     pub fn describe(&self) -> Result<Description> {
-        self.call_json("describe", &serde_json::json!({}))
+        self.call_json("describe", &abi::DescribeRequest::default())
     }
 }
 
 /// Stands in until `describe` answers: it lists `describe` only.
 fn placeholder_description() -> Description {
     Description {
-        abi_version: String::new(),
-        version: String::new(),
         exports: vec!["describe".into()],
-        codes: Vec::new(),
-        severities: Vec::new(),
-        dialects: Vec::new(),
-        limits: abi::Limits {
+        limits: abi::DescribeLimits {
             max_request_bytes: u64::MAX,
-            max_depth: 0,
+            ..abi::DescribeLimits::default()
         },
+        ..Description::default()
     }
 }
 

@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+mod abi_gen;
 mod builder;
 mod engine;
 mod error;

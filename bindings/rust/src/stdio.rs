@@ -20,7 +20,7 @@ use tokio::io::{
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::abi::GateVerdict;
+use crate::abi::{self, GateVerdict};
 use crate::host::{Host, host};
 
 /// The client's stdin behind the gate: what rmcp reads (the first half of
@@ -144,7 +144,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
     loop {
         let limit = match given.map_or_else(host, Ok) {
             Ok(h) => h.description().limits.max_request_bytes as usize,
-            Err(_) => 4 << 20, // the ABI's request limit; the gate reports the failure
+            Err(_) => abi::MAX_REQUEST_BYTES, // the gate reports the failure
         };
         let Ok(Some(total)) = read_line(&mut input, &mut head, limit).await else {
             break;

@@ -259,8 +259,8 @@ fn validate_and_format_validation_carry_the_contract() {
                 action: "billing.pay_invoice".into(),
                 issues: issues.clone(),
                 args: Some(args.clone()),
-                dialect: None,
                 contract: Some(contract),
+                ..FormatValidationRequest::default()
             })
             .unwrap();
         assert!(result.is_error);
