@@ -22,7 +22,7 @@ from fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 import toolerr
-from billing_models import ID, Line, Payment
+from billing_demo import ID, Line, Payment, invoice_not_found, page_size_deprecated
 
 class Address(BaseModel):
     street: str
@@ -36,12 +36,7 @@ class Entry(BaseModel):
 
 def get_invoice(id: ID) -> dict[str, Any]:  # noqa: A002
     if id != "inv_001":
-        raise (
-            toolerr.error("NOT_FOUND", "No invoice with that ID")
-            .suggest("List invoices first, then retry with a real ID")
-            .actions("billing.list_invoices")
-            .details(requestedId=id)
-        )
+        raise invoice_not_found(id)
     return {"id": id, "status": "open", "amount": 120.5}
 
 
@@ -55,11 +50,7 @@ async def ship_invoice(address: Address, ctx: Context) -> dict[str, str]:
 
 def list_invoices(limit: Annotated[int, Field(ge=1, le=100)] = 10, page_size: int | None = None) -> str:
     if page_size is not None:
-        raise (
-            toolerr.error("DEPRECATED", "page_size is deprecated; use limit")
-            .suggest("Call billing.list_invoices with limit instead")
-            .severity("warning")
-        )
+        raise page_size_deprecated()
     return "[]"
 
 

@@ -33,11 +33,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from billing_models import ID, Line, Payment
-from envelopes import FORBIDDEN, failure, internal, not_found
+from billing_demo import ID, Line, Payment, invoice_not_found, page_size_deprecated
+from envelopes import DEPRECATED, FORBIDDEN, NEGATIVE_AMOUNT, failure, internal, not_found
+from heal_checks import SHARED_FAILING_CALLS, check_answers, check_crash_inside_a_tool
+from mcp_testing import texts
 
 Mode = Literal["auto", "legacy"]
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
@@ -60,11 +62,6 @@ class ListInvoicesArgs(BaseModel):
 
 NOT_FOUND = not_found("inv_404")
 
-DEPRECATED = """<tool_error code="DEPRECATED" severity="warning">
-<message>page_size is deprecated; use limit</message>
-<recovery>Call billing.list_invoices with limit instead</recovery>
-</tool_error>"""
-
 
 def build(healed: bool = True) -> MCPServer[Any]:
     """A billing server written the SDK's way; healed unless told not to."""
@@ -73,12 +70,7 @@ def build(healed: bool = True) -> MCPServer[Any]:
     @server.tool(name="billing.get_invoice")
     async def get_invoice(id: ID) -> str:  # noqa: A002
         if id != "inv_001":
-            raise (
-                toolerr.error("NOT_FOUND", "No invoice with that ID")
-                .suggest("List invoices first, then retry with a real ID")
-                .actions("billing.list_invoices")
-                .details(requestedId=id)
-            )
+            raise invoice_not_found(id)
         return json.dumps({"id": id, "status": "open"}, separators=(",", ":"))
 
     @server.tool(name="billing.pay_invoice")
@@ -89,11 +81,7 @@ def build(healed: bool = True) -> MCPServer[Any]:
     def list_invoices(limit: int = Field(default=10, ge=1, le=100), status: Literal["open", "paid"] | None = None,
                       page_size: int | None = None) -> str:
         if page_size is not None:
-            raise (
-                toolerr.error("DEPRECATED", "page_size is deprecated; use limit")
-                .suggest("Call billing.list_invoices with limit instead")
-                .severity("warning")
-            )
+            raise page_size_deprecated()
         return "[]"
 
     @server.tool(name="billing.void_invoice")
@@ -138,21 +126,8 @@ def errors_of(model: type[BaseModel], args: dict[str, Any]) -> pydantic.Validati
     raise AssertionError(f"{model.__name__} accepted {args}")
 
 
-def texts(result: CallToolResult) -> list[str]:
-    out = []
-    for block in result.content:
-        assert isinstance(block, TextContent), block
-        out.append(block.text)
-    return out
-
-
 def expected_validation(tool: str, model: type[BaseModel], args: dict[str, Any]) -> list[str]:
     return texts(toolerr.format_validation(tool, errors_of(model, args), args, dialect="pydantic"))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @asynccontextmanager
@@ -180,14 +155,9 @@ VALIDATION: list[tuple[str, dict[str, Any], type[BaseModel]]] = [
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_validation_errors_are_the_modules(mode: Mode) -> None:
-    failures = []
+    cases = [(tool, args, expected_validation(tool, model, args), True) for tool, args, model in VALIDATION]
     async with connect(build(), mode) as client:
-        for tool, args, model in VALIDATION:
-            result = await client.call_tool(tool, args)
-            want = expected_validation(tool, model, args)
-            if (texts(result), result.is_error) != (want, True):
-                failures.append(f"{tool} {args}:\n{texts(result)}\nwant\n{want}")
-    assert not failures, "\n\n".join(failures)
+        await check_answers(client.call_tool, cases)
 
 
 @pytest.mark.anyio
@@ -206,12 +176,7 @@ async def test_validation_texts_written_out() -> None:
         "</validation_error>"
     ]
     assert nested.is_error is True
-    assert texts(nested) == [
-        '<validation_error action="billing.pay_invoice">\n'
-        '<field name="payment.lines.0.amount">Input should be greater than 0. You sent: -2.</field>\n'
-        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
-        "</validation_error>"
-    ]
+    assert texts(nested) == [NEGATIVE_AMOUNT]
     envelope = toolerr.parse(nested)
     assert isinstance(envelope, toolerr.ValidationErrorEnvelope)
     assert (envelope.action, [f.name for f in envelope.fields]) == ("billing.pay_invoice", ["payment.lines.0.amount"])
@@ -232,19 +197,9 @@ async def test_failures_become_envelopes(mode: Mode) -> None:
         ("billing.hold_invoice", {}, [failure("billing.hold_invoice", "ResourceError")], True),
         ("billing.explode", {}, [internal("billing.explode", "ValueError")], True),
     ]
-    failures = []
     async with connect(build(), mode) as client:
-        for tool, args, want, is_error in cases:
-            result = await client.call_tool(tool, args)
-            if (texts(result), result.is_error) != (want, is_error):
-                failures.append(f"{tool} {args}: {result.is_error} {texts(result)}\nwant {is_error} {want}")
-        crash = await client.call_tool("billing.parse_amount", {"text": "twelve"})
-    assert not failures, "\n\n".join(failures)
-    # The pydantic error raised inside the tool is INTERNAL_ERROR, with its message.
-    assert crash.is_error is True
-    [text] = texts(crash)
-    assert text.startswith('<tool_error code="INTERNAL_ERROR" severity="error">\n<message>[billing.parse_amount] ')
-    assert "valid number" in text and "<validation_error" not in text
+        await check_answers(client.call_tool, cases)
+        await check_crash_inside_a_tool(client.call_tool)
 
 
 @pytest.mark.anyio
@@ -454,17 +409,10 @@ async def test_heal_uses_the_module_given() -> None:
         module.close()
 
 
-FAILING_CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
-    ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}), ("billing.refund_invoice", {})]
-#: What heal logs for each of FAILING_CALLS: one line each.
-FAILURE_LINES = [
-    "Tool 'billing.get_invoice' rejected arguments: ['id']",
-    "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID",
-    "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'",
-    "Tool 'billing.export_invoices' raised an unexpected exception: RuntimeError: exporter backend unavailable",
-    "Tool 'billing.refund_invoice' does not exist",
-]
+#: Failing calls, each with the line heal logs for it.
+FAILING_CALLS = [*SHARED_FAILING_CALLS,
+                 ("billing.refund_invoice", {}, "Tool 'billing.refund_invoice' does not exist")]
+FAILURE_LINES = [line for _, _, line in FAILING_CALLS]
 
 
 @pytest.mark.anyio
@@ -476,7 +424,7 @@ async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFix
     caplog.set_level(level, logger="toolerr")
     caplog.set_level(logging.DEBUG, logger="mcp")
     async with connect(build()) as client:
-        for tool, args in FAILING_CALLS:
+        for tool, args, _ in FAILING_CALLS:
             await client.call_tool(tool, args)
     records = [r for r in caplog.records if r.name == "toolerr"]
     assert [(r.levelno, r.getMessage()) for r in records] == [(logging.INFO, line) for line in FAILURE_LINES]
@@ -494,7 +442,7 @@ async def test_healed_failures_are_logged_at_the_level_chosen(caplog: pytest.Log
     level (still no traceback unless the toolerr logger is enabled for DEBUG)."""
     caplog.set_level(logging.DEBUG if chosen == logging.DEBUG else logging.INFO, logger="toolerr")
     async with connect(toolerr.heal(build(healed=False), log_level=chosen)) as client:
-        for tool, args in FAILING_CALLS:
+        for tool, args, _ in FAILING_CALLS:
             await client.call_tool(tool, args)
     records = [r for r in caplog.records if r.name == "toolerr"]
     assert [(r.levelno, r.getMessage()) for r in records] == [(chosen, line) for line in FAILURE_LINES]

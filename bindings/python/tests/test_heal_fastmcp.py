@@ -13,11 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import re
-import subprocess
-import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
@@ -30,32 +26,16 @@ import toolerr
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import Middleware
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 import fastmcp_billing as billing
-from envelopes import FORBIDDEN, failure, internal, not_found
+from envelopes import DEPRECATED, FORBIDDEN, NEGATIVE_AMOUNT, failure, internal, not_found
+from heal_checks import SHARED_FAILING_CALLS, check_answers, check_crash_inside_a_tool
+from mcp_testing import exchange, texts, tools_call
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "fastmcp_billing.py"
 PYPROJECT = HERE.parent / "pyproject.toml"
-
-DEPRECATED = """<tool_error code="DEPRECATED" severity="warning">
-<message>page_size is deprecated; use limit</message>
-<recovery>Call billing.list_invoices with limit instead</recovery>
-</tool_error>"""
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-def texts(result: CallToolResult) -> list[str]:
-    out = []
-    for block in result.content:
-        assert isinstance(block, TextContent), block
-        out.append(block.text)
-    return out
 
 
 async def call(server: FastMCP[Any], tool: str, args: dict[str, Any]) -> CallToolResult:
@@ -93,14 +73,9 @@ VALIDATION: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
 @pytest.mark.anyio
 @pytest.mark.parametrize("heal_first", [False, True], ids=["heal-after", "heal-first"])
 async def test_validation_errors_are_the_modules(heal_first: bool) -> None:
-    failures = []
+    cases = [(tool, args, expected_validation(tool, fn, args), True) for tool, fn, args in VALIDATION]
     async with Client(billing.build(heal_first=heal_first)) as client:
-        for tool, fn, args in VALIDATION:
-            result = await client.call_tool_mcp(tool, args)
-            want = expected_validation(tool, fn, args)
-            if (texts(result), result.is_error) != (want, True):
-                failures.append(f"{tool} {args}:\n{texts(result)}\nwant\n{want}")
-    assert not failures, "\n\n".join(failures)
+        await check_answers(client.call_tool_mcp, cases)
 
 
 @pytest.mark.anyio
@@ -116,12 +91,7 @@ async def test_a_nested_models_field_is_named_by_its_path() -> None:
         "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
         "</validation_error>"
     ]
-    assert texts(line) == [
-        '<validation_error action="billing.pay_invoice">\n'
-        '<field name="payment.lines.0.amount">Input should be greater than 0. You sent: -2.</field>\n'
-        "<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n"
-        "</validation_error>"
-    ]
+    assert texts(line) == [NEGATIVE_AMOUNT]
     envelope = toolerr.parse(address)
     assert isinstance(envelope, toolerr.ValidationErrorEnvelope)
     assert (envelope.action, [f.name for f in envelope.fields]) == ("billing.ship_invoice", ["address.zip"])
@@ -144,19 +114,10 @@ FAILURES: list[tuple[str, dict[str, Any], list[str], bool]] = [
 @pytest.mark.anyio
 @pytest.mark.parametrize("heal_first", [False, True], ids=["heal-after", "heal-first"])
 async def test_failures_become_envelopes(heal_first: bool) -> None:
-    failures = []
     async with Client(billing.build(heal_first=heal_first)) as client:
-        for tool, args, want, is_error in FAILURES:
-            result = await client.call_tool_mcp(tool, args)
-            if (texts(result), result.is_error, result.structured_content) != (want, is_error, None):
-                failures.append(f"{tool} {args}: {result.is_error} {texts(result)}\nwant {is_error} {want}")
-        crash = await client.call_tool_mcp("billing.parse_amount", {"text": "twelve"})
-    assert not failures, "\n\n".join(failures)
-    # The pydantic error raised inside the tool is INTERNAL_ERROR, with its message.
-    assert crash.is_error is True
-    [text] = texts(crash)
-    assert text.startswith('<tool_error code="INTERNAL_ERROR" severity="error">\n<message>[billing.parse_amount] ')
-    assert "valid number" in text and "<validation_error" not in text
+        results = await check_answers(client.call_tool_mcp, FAILURES)
+        await check_crash_inside_a_tool(client.call_tool_mcp)
+    assert [result.structured_content for result in results] == [None] * len(FAILURES)
 
 
 @pytest.mark.anyio
@@ -342,19 +303,13 @@ async def test_arguments_too_large_to_render_get_the_gates_error() -> None:
     assert lines == []
 
 
-FAILING_CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("billing.get_invoice", {"id": "INV-1"}), ("billing.get_invoice", {"id": "inv_404"}),
-    ("billing.lock_invoice", {"id": "inv_001"}), ("billing.export_invoices", {}), ("audit_purge", {}),
-    ("billing.refund_all", {})]
-#: What heal logs for each of FAILING_CALLS: one line each.
-FAILURE_LINES = [
-    "Tool 'billing.get_invoice' rejected arguments: ['id']",
-    "Tool 'billing.get_invoice' raised NOT_FOUND: No invoice with that ID",
-    "Tool 'billing.lock_invoice' failed: 'Invoice inv_001 is locked'",
-    "Tool 'billing.export_invoices' raised an unexpected exception: RuntimeError: exporter backend unavailable",
-    "Tool 'audit_purge' raised an unexpected exception: RuntimeError: audit store is read-only",
-    "Tool 'billing.refund_all' does not exist",
+#: Failing calls, each with the line heal logs for it; the mounted server's crash is the fifth.
+FAILING_CALLS = [
+    *SHARED_FAILING_CALLS,
+    ("audit_purge", {}, "Tool 'audit_purge' raised an unexpected exception: RuntimeError: audit store is read-only"),
+    ("billing.refund_all", {}, "Tool 'billing.refund_all' does not exist"),
 ]
+FAILURE_LINES = [line for _, _, line in FAILING_CALLS]
 
 
 @pytest.mark.anyio
@@ -374,7 +329,7 @@ async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFix
     logging.getLogger("fastmcp").addHandler(keep)
     try:
         async with Client(billing.build()) as client:
-            for tool, args in FAILING_CALLS:
+            for tool, args, _ in FAILING_CALLS:
                 await client.call_tool_mcp(tool, args)
     finally:
         logging.getLogger("fastmcp").removeHandler(keep)
@@ -390,7 +345,7 @@ async def test_each_healed_failure_is_one_info_line(caplog: pytest.LogCaptureFix
 async def test_healed_failures_are_logged_at_the_level_chosen(caplog: pytest.LogCaptureFixture, chosen: int) -> None:
     caplog.set_level(logging.DEBUG if chosen == logging.DEBUG else logging.INFO, logger="toolerr")
     async with Client(toolerr.heal(billing.build(healed=False), log_level=chosen)) as client:
-        for tool, args in FAILING_CALLS:
+        for tool, args, _ in FAILING_CALLS:
             await client.call_tool_mcp(tool, args)
     records = [r for r in caplog.records if r.name == "toolerr"]
     assert [(r.levelno, r.getMessage()) for r in records] == [(chosen, line) for line in FAILURE_LINES]
@@ -399,44 +354,6 @@ async def test_healed_failures_are_logged_at_the_level_chosen(caplog: pytest.Log
 
 
 # --- over stdio: bytes and stderr ------------------------------------------------------
-
-
-def exchange(*flags: str, requests: list[dict[str, Any]]) -> tuple[dict[int, str], str]:
-    """Start fastmcp_billing.py with flags, send the MCP handshake and
-    requests one at a time, and return each answer's raw line by id, and
-    everything the server wrote on stderr."""
-    handshake: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    proc = subprocess.Popen([sys.executable, str(SERVER), *flags], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, encoding="utf-8", cwd=HERE)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or []], daemon=True).start()
-    answers: dict[int, str] = {}
-    try:
-        for request in handshake + requests:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
-            while "id" in request and request["id"] not in answers:
-                line = lines.get(timeout=60)
-                message = json.loads(line)
-                if "id" in message:
-                    answers[message["id"]] = line
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return answers, proc.stderr.read()
-
-
-def tools_call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
 
 
 SUCCESSES = [
@@ -457,7 +374,7 @@ def test_healed_and_unhealed_answer_alike_byte_for_byte() -> None:
     requests = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *SUCCESSES, unknown]
     runs = [("plain",), ("healed",), ("healed", "heal-first"), ("healed", "unknown-sdk")]
     with ThreadPoolExecutor(len(runs)) as pool:
-        (plain, _), *healed = pool.map(lambda flags: exchange(*flags, requests=requests), runs)
+        (plain, _), *healed = pool.map(lambda flags: exchange(SERVER, *flags, requests=requests, cwd=HERE), runs)
     assert json.loads(plain[4])["result"]["structuredContent"] == {"zip": "12345", "server": "billing"}
     assert len(json.loads(plain[1])["result"]["tools"]) == 12
     assert json.loads(plain[7])["result"] == {"content": [{"type": "text", "text": "Unknown tool: 'billing.refund_all'"}],
@@ -480,7 +397,7 @@ def test_no_traceback_on_stderr_at_fastmcps_default_log_level() -> None:
     requests = [tools_call(2, "billing.get_invoice", {"id": 5}), tools_call(3, "billing.export_invoices", {}),
                 tools_call(4, "billing.lock_invoice", {"id": "inv_001"}), tools_call(5, "audit_purge", {})]
     with ThreadPoolExecutor(2) as pool:
-        (answers, healed), (_, plain) = pool.map(lambda flag: exchange(flag, "info", requests=requests),
+        (answers, healed), (_, plain) = pool.map(lambda flag: exchange(SERVER, flag, "info", requests=requests, cwd=HERE),
                                                  ["healed", "plain"])
     assert json.loads(answers[3])["result"]["content"][0]["text"].startswith('<tool_error code="INTERNAL_ERROR"')
     assert "Traceback" not in healed and "Error calling tool" not in healed and "Invalid arguments" not in healed
@@ -498,7 +415,7 @@ def test_a_healed_server_serves_stdio_behind_the_gate() -> None:
     for _ in range(300):
         deep = [deep]
     requests = [tools_call(2, "billing.get_invoice", {"id": deep}), tools_call(3, "billing.get_invoice", {"id": "inv_404"})]
-    answers, stderr = exchange("healed", requests=requests)
+    answers, stderr = exchange(SERVER, "healed", requests=requests, cwd=HERE)
     gate = toolerr.gate(json.dumps(requests[0]))
     assert gate.verdict == "answer" and gate.response is not None
     assert answers[2] == gate.response + "\n"

@@ -131,11 +131,6 @@ def test_readme_opens_with_heal() -> None:
     assert "`fastmcp>=4.1.6,<5`" in text.split("## Install")[0]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("block", [0, 1], ids=["mcpserver", "fastmcp"])
 async def test_heal_snippet_serves_envelopes(tmp_path: Path, block: int) -> None:

@@ -164,6 +164,8 @@ impl Host {
 /// self.tool_router)]` routes through it as through a `ToolRouter`.
 /// [`into_router`](Self::into_router) gives the healed `ToolRouter` back,
 /// for an API that takes one; rmcp then answers unknown tools itself.
+/// [`unhealed`](Self::unhealed) holds a router left as rmcp runs it, for a
+/// server that chooses at start whether to heal.
 pub struct HealedRouter<S> {
     router: ToolRouter<S>,
     source: Source,
@@ -221,6 +223,20 @@ impl<S: MaybeSend + 'static> HealedRouter<S> {
     /// The healed `ToolRouter`, without the answer to unknown tools.
     pub fn into_router(self) -> ToolRouter<S> {
         self.router
+    }
+
+    /// `router` not healed, in the healed router's type: no route is
+    /// changed and a tool the router does not have gets rmcp's own `tool
+    /// not found`, every call answered as rmcp alone answers it. For a
+    /// server that chooses at start whether to heal (a flag to turn toolerr
+    /// off, a comparison with and without it) without a router field of
+    /// each type.
+    pub fn unhealed(router: ToolRouter<S>) -> Self {
+        HealedRouter {
+            router,
+            source: Source::Process,
+            unknown_tool: UnknownTool::ProtocolError,
+        }
     }
 
     fn unknown(&self, name: &str) -> std::result::Result<CallToolResponse, ErrorData> {

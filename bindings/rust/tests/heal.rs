@@ -5,62 +5,22 @@
 #![cfg(feature = "server")]
 
 mod common;
-use common::INTERNAL_RECOVERY;
+use common::{INTERNAL_RECOVERY, Id};
 use std::panic::panic_any;
 use std::time::Duration;
 
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::json;
 use toolerr::{HealOptions, HealedRouter, Severity, ToolError, UnknownTool, tool_error};
 
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Id {
-    #[schemars(regex(pattern = r"^inv_[0-9]{3}$"))]
-    id: String,
-}
-
 /// Every outcome a handler can have, one tool each.
 #[derive(Clone)]
 struct Server {
-    tool_router: Routes,
-}
-
-/// The server's router: healed, or rmcp's alone (to compare with).
-#[derive(Clone)]
-enum Routes {
-    Plain(ToolRouter<Server>),
-    Healed(HealedRouter<Server>),
-}
-
-/// What `#[tool_handler]` calls on its router.
-impl Routes {
-    async fn call(&self, ctx: ToolCallContext<'_, Server>) -> Result<CallToolResponse, ErrorData> {
-        match self {
-            Routes::Plain(router) => router.call(ctx).await,
-            Routes::Healed(router) => router.call(ctx).await,
-        }
-    }
-
-    fn list_all(&self) -> Vec<Tool> {
-        match self {
-            Routes::Plain(router) => router.list_all(),
-            Routes::Healed(router) => router.list_all(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<&Tool> {
-        match self {
-            Routes::Plain(router) => router.get(name),
-            Routes::Healed(router) => router.get(name),
-        }
-    }
+    tool_router: HealedRouter<Server>,
 }
 
 #[tool_router]
@@ -162,9 +122,9 @@ async fn connect(heal: bool) -> Client {
     let mut router = Server::tool_router();
     router.disable_route("hidden");
     let tool_router = if heal {
-        Routes::Healed(toolerr::heal(router))
+        toolerr::heal(router)
     } else {
-        Routes::Plain(router)
+        HealedRouter::unhealed(router)
     };
     serve(Server { tool_router }).await
 }
@@ -175,7 +135,7 @@ async fn connect_with(options: HealOptions) -> Client {
     // Disabled after heal: the healed router is rmcp's underneath.
     router.disable_route("hidden");
     serve(Server {
-        tool_router: Routes::Healed(router),
+        tool_router: router,
     })
     .await
 }
@@ -203,11 +163,16 @@ async fn call(client: &Client, tool: &str, args: &str) -> Result<CallToolResult,
         .unwrap_or_else(|_| panic!("{tool} {args}: no answer in 30 s"))
 }
 
-/// The text of every block and `isError` (absent counts as false).
+/// The answer to a call: its text blocks and `isError`.
 async fn answer(client: &Client, tool: &str, args: &str) -> (Vec<String>, bool) {
     let result = call(client, tool, args)
         .await
         .unwrap_or_else(|e| panic!("{tool} {args}: {e}"));
+    texts_and_error(&result)
+}
+
+/// A result's text blocks and `isError` (absent counts as false).
+fn texts_and_error(result: &CallToolResult) -> (Vec<String>, bool) {
     let texts = result
         .content
         .iter()
@@ -216,13 +181,20 @@ async fn answer(client: &Client, tool: &str, args: &str) -> (Vec<String>, bool) 
     (texts, result.is_error.unwrap_or(false))
 }
 
+/// An answer of one text block, `isError: true`.
+fn error_answer(text: impl Into<String>) -> (Vec<String>, bool) {
+    (vec![text.into()], true)
+}
+
+/// An answer of one text block, not an error.
+fn success_answer(text: impl Into<String>) -> (Vec<String>, bool) {
+    (vec![text.into()], false)
+}
+
 fn internal(message: &str) -> (Vec<String>, bool) {
-    (
-        vec![format!(
-            "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n<message>{message}</message>\n{INTERNAL_RECOVERY}\n</tool_error>"
-        )],
-        true,
-    )
+    error_answer(format!(
+        "<tool_error code=\"INTERNAL_ERROR\" severity=\"error\">\n<message>{message}</message>\n{INTERNAL_RECOVERY}\n</tool_error>"
+    ))
 }
 
 /// Calls each tool without arguments: its answer must be INTERNAL_ERROR
@@ -244,12 +216,19 @@ fn validation(fields: &[&str]) -> (Vec<String>, bool) {
         text.push('\n');
     }
     text.push_str("<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>");
-    (vec![text], true)
+    error_answer(text)
 }
 
-/// The field of a validation error for `{"id": "INV-1"}`.
-const PATTERN_FIELD: &str =
-    "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>";
+/// `billing.get_invoice` called with an ID that fails its pattern: the
+/// handler does not run, the answer is the `<validation_error>` on `id`.
+async fn assert_pattern_refused(client: &Client) {
+    assert_eq!(
+        answer(client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
+        validation(&[
+            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>"
+        ])
+    );
+}
 
 const CONFLICT: &str = "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Invoice inv_002 is already paid</message>\n<available_actions>\n  <action>billing.get_invoice</action>\n</available_actions>\n</tool_error>";
 
@@ -270,10 +249,7 @@ async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run()
         answer(&client, "billing.get_invoice", r#"{"id": 5}"#).await,
         validation(&["<field name=\"id\">Expected string, received number. You sent: 5.</field>"])
     );
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
-        validation(&[PATTERN_FIELD])
-    );
+    assert_pattern_refused(&client).await;
     client.cancel().await.unwrap();
 }
 
@@ -300,7 +276,7 @@ async fn validation_errors_list_fields_in_the_order_the_arguments_came() {
         );
         assert_eq!(
             answer(&client, "pair", args).await,
-            (vec![want], true),
+            error_answer(want),
             "{args}"
         );
     }
@@ -312,12 +288,11 @@ async fn successes_and_warnings_pass_untouched() {
     let client = connect(true).await;
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await,
-        (vec![r#"{"id":"inv_001"}"#.to_string()], false)
+        success_answer(r#"{"id":"inv_001"}"#)
     );
-    let (texts, is_error) = answer(&client, "warning", "").await;
     assert_eq!(
-        (texts.as_slice(), is_error),
-        (&["<tool_error code=\"DEPRECATED\" severity=\"warning\">\n<message>page_size is deprecated; use limit</message>\n</tool_error>".to_string()][..], false)
+        answer(&client, "warning", "").await,
+        success_answer("<tool_error code=\"DEPRECATED\" severity=\"warning\">\n<message>page_size is deprecated; use limit</message>\n</tool_error>")
     );
     client.cancel().await.unwrap();
 }
@@ -327,10 +302,7 @@ async fn a_returned_tool_error_reaches_the_client_intact() {
     let client = connect(true).await;
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "inv_404"}"#).await,
-        (
-            vec!["<tool_error code=\"NOT_FOUND\" severity=\"error\">\n<message>No invoice with that ID</message>\n<details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n</tool_error>".to_string()],
-            true
-        )
+        error_answer("<tool_error code=\"NOT_FOUND\" severity=\"error\">\n<message>No invoice with that ID</message>\n<details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n</tool_error>")
     );
     // Returning the error needs no heal: IntoCallToolResult renders it.
     let unhealed = connect(false).await;
@@ -347,7 +319,7 @@ async fn envelopes_pass_byte_for_byte() {
     let client = connect(true).await;
     assert_eq!(
         answer(&client, "envelope", "").await,
-        (vec![CONFLICT.to_string()], true)
+        error_answer(CONFLICT)
     );
     client.cancel().await.unwrap();
 }
@@ -387,7 +359,7 @@ async fn panics_become_internal_error() {
     .await;
     assert_eq!(
         answer(&client, "panics_tool_error", "").await,
-        (vec![CONFLICT.to_string()], true)
+        error_answer(CONFLICT)
     );
     // The server survived all three.
     let (_, is_error) = answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await;
@@ -400,10 +372,7 @@ async fn what_serde_refuses_after_the_schema_is_a_validation_error() {
     let client = connect(true).await;
     assert_eq!(
         answer(&client, "loose", r#"{"ident": "inv_001"}"#).await,
-        (
-            vec!["<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id`. You sent: {\"ident\":\"inv_001\"}.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>".to_string()],
-            true
-        )
+        error_answer("<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id`. You sent: {\"ident\":\"inv_001\"}.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>")
     );
     client.cancel().await.unwrap();
 }
@@ -422,13 +391,7 @@ async fn listed(client: &Client) -> Vec<String> {
 /// The envelope of a call to `tool`, which the server does not have: the
 /// module's `unknown_tool` with the tools the server lists.
 fn unknown_action(tool: &str, tools: &[String]) -> (Vec<String>, bool) {
-    let result = toolerr::unknown_tool(tool, tools).unwrap();
-    let texts = result
-        .content
-        .iter()
-        .map(|c| c.as_text().unwrap().text.clone())
-        .collect();
-    (texts, result.is_error.unwrap_or(false))
+    texts_and_error(&toolerr::unknown_tool(tool, tools).unwrap())
 }
 
 #[tokio::test]
@@ -493,10 +456,7 @@ async fn the_option_keeps_rmcps_protocol_error_for_unknown_tools() {
         client.cancel().await.unwrap();
     }
     let client = connect_with(options).await;
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
-        validation(&[PATTERN_FIELD])
-    );
+    assert_pattern_refused(&client).await;
     client.cancel().await.unwrap();
 }
 
@@ -532,7 +492,7 @@ async fn tools_list_and_successes_are_unchanged() {
 async fn a_host_of_its_own() {
     let host: &'static toolerr::Host = Box::leak(Box::new(toolerr::Host::new().unwrap()));
     let client = serve(Server {
-        tool_router: Routes::Healed(host.heal(Server::tool_router())),
+        tool_router: host.heal(Server::tool_router()),
     })
     .await;
     assert_eq!(
@@ -551,7 +511,7 @@ async fn a_host_of_its_own() {
         ..HealOptions::default()
     };
     let client = serve(Server {
-        tool_router: Routes::Healed(host.heal_with(Server::tool_router(), options)),
+        tool_router: host.heal_with(Server::tool_router(), options),
     })
     .await;
     assert!(matches!(
@@ -579,13 +539,10 @@ impl ServerHandler for Fieldless {}
 #[tokio::test]
 async fn healed_in_the_attribute() {
     let client = serve(Fieldless).await;
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
-        validation(&[PATTERN_FIELD])
-    );
+    assert_pattern_refused(&client).await;
     assert_eq!(
         answer(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#).await,
-        (vec!["inv_003".to_string()], false)
+        success_answer("inv_003")
     );
     assert_eq!(
         answer(&client, "billing.get_invoce", "{}").await,

@@ -4,6 +4,7 @@
 //! values, and that a host made with `Options::default()` applies them.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolerr::{ErrorCode, Host, Options};
@@ -128,11 +129,7 @@ fn an_instance_is_retired_by_what_its_memory_grew_to() {
         "{}",
         row[3]
     );
-    let host = Host::with_options(Options {
-        max_instances: 1,
-        ..Options::default()
-    })
-    .expect("host");
+    let host = one_instance(Options::default());
     host.call("required_field", &json!({"field": "id"}))
         .unwrap();
     assert_eq!(
@@ -165,19 +162,13 @@ fn the_memory_cap_applies() {
     // default cap, and traps (the instance replaced, the next call answered)
     // under a cap of 150 pages.
     let request = adversarial_parse();
-    let host = Host::with_options(Options {
-        max_instances: 1,
-        ..Options::default()
-    })
-    .expect("host");
+    let host = one_instance(Options::default());
     host.call("parse", &request)
         .expect("the default cap answers");
-    let small = Host::with_options(Options {
-        max_instances: 1,
+    let small = one_instance(Options {
         memory_max_pages: 150,
         ..Options::default()
-    })
-    .expect("host");
+    });
     let err = small
         .call("parse", &request)
         .expect_err("150 pages answered");
@@ -192,19 +183,17 @@ fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
     // The adversarial parse runs for far longer than 20 ms; a small call
     // takes well under it.
     let request = adversarial_parse();
-    let host = Host::with_options(Options {
-        max_instances: 1,
-        call_timeout: Some(std::time::Duration::from_millis(20)),
+    let host = one_instance(Options {
+        call_timeout: Some(Duration::from_millis(20)),
         ..Options::default()
-    })
-    .expect("host");
+    });
     for round in 0..2 {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let err = host.call("parse", &request).expect_err("answered in 20 ms");
         assert_eq!(err.code, ErrorCode::Timeout, "{err}");
         assert_eq!(err.message, "parse: the call ran out of time");
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(2),
+            started.elapsed() < Duration::from_secs(2),
             "round {round}: stopped after {:?}",
             started.elapsed()
         );
@@ -214,7 +203,7 @@ fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
         assert_eq!(host.live_instances(), 1);
         // Idle for over a second: the clock that bounds calls sleeps, and
         // the next call wakes it.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        std::thread::sleep(Duration::from_millis(1500));
     }
 }
 
@@ -223,18 +212,26 @@ fn a_short_call_timeout_still_makes_instances() {
     // Starting an instance (the module's `_initialize`) takes far longer
     // than 1 ms; it is bounded by the default timeout, and a small call
     // then answers within 1 ms.
-    let host = Host::with_options(Options {
-        max_instances: 1,
-        call_timeout: Some(std::time::Duration::from_millis(1)),
+    let host = one_instance(Options {
+        call_timeout: Some(Duration::from_millis(1)),
         ..Options::default()
-    })
-    .expect("host");
+    });
     for _ in 0..3 {
         let text = host
             .call("required_field", &json!({"field": "id"}))
             .expect("a small call answers");
         assert!(text.contains("MISSING_REQUIRED_FIELD"), "{text}");
     }
+}
+
+/// A host of `options` with one instance at the most, so that what a call
+/// does to its instance shows in `live_instances`.
+fn one_instance(options: Options) -> Host {
+    Host::with_options(Options {
+        max_instances: 1,
+        ..options
+    })
+    .expect("host")
 }
 
 /// A parse request of 4 MiB whose every detail opens another: slow, and

@@ -7,12 +7,11 @@
 #![cfg(feature = "server")]
 
 mod common;
-use common::load_vectors;
+use common::{Id, load_vectors};
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::ClientJsonRpcMessage;
-use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
-use serde::Deserialize;
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolerr::{GateVerdict, Host, host};
@@ -130,12 +129,6 @@ fn every_line_the_gate_hands_on_is_a_message_rmcp_reads() {
         failures.join("\n")
     );
     assert!(checked >= 30, "only {checked} lines handed on");
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Id {
-    #[schemars(regex(pattern = r"^inv_[0-9]{3}$"))]
-    id: String,
 }
 
 #[derive(Clone)]

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import toolerr
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp_types import TextContent
 
-from conftest import LOCKFILE, SCENARIO, SCHEMAS, call_named
+from conftest import LOCKFILE, SCENARIO, SCHEMAS, call_named, session_with, texts
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE_SERVER = ROOT / "examples" / "node" / "server.mjs"
@@ -38,11 +35,6 @@ NODE_NEEDS = [
 def content(text: str) -> str:
     """docs/CONTRACT.md's CONTENT(), enough for the scenario's texts."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace("]]>", "]]&gt;")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def node_command() -> str:
@@ -60,20 +52,8 @@ def node_command() -> str:
     return node
 
 
-@asynccontextmanager
-async def node_session() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=node_command(), args=[str(NODE_SERVER)], cwd=str(ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
-def texts(result: object) -> list[str]:
-    out = []
-    for block in getattr(result, "content", []):
-        assert isinstance(block, TextContent), block
-        out.append(block.text)
-    return out
+def node_session() -> AbstractAsyncContextManager[ClientSession]:
+    return session_with(StdioServerParameters(command=node_command(), args=[str(NODE_SERVER)], cwd=str(ROOT)))
 
 
 async def failure(session: ClientSession, call: dict[str, Any]) -> toolerr.ClientError:

@@ -13,7 +13,6 @@ answers are written out.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from contextlib import AbstractAsyncContextManager
@@ -26,7 +25,7 @@ import toolerr
 from mcp import ClientSession
 from pydantic import BaseModel, Field
 
-from conftest import stdio_session, texts
+from conftest import exchange, stdio_session, texts, tools_call
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVERS = {
@@ -170,40 +169,6 @@ async def test_quickstart_writes_nothing_on_stderr_for_200_failing_calls(kind: s
     assert stderr == ""
 
 
-def exchange(server: Path, requests: list[dict[str, Any]]) -> tuple[dict[int, bytes], bytes]:
-    """Start server over stdio, send the MCP handshake and requests one at a
-    time, and return each answer's raw line by id, and its stderr."""
-    handshake: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    with tempfile.TemporaryFile("w+b") as errlog:
-        proc = subprocess.Popen([sys.executable, str(server)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=errlog, cwd=ROOT)
-        assert proc.stdin is not None and proc.stdout is not None
-        answers: dict[int, bytes] = {}
-        try:
-            for request in handshake + requests:
-                proc.stdin.write(json.dumps(request).encode() + b"\n")
-                proc.stdin.flush()
-                while "id" in request and request["id"] not in answers:
-                    line = proc.stdout.readline()
-                    assert line, "the server ended its output before answering"
-                    message = json.loads(line)
-                    if "id" in message:
-                        answers[message["id"]] = line
-        finally:
-            proc.stdin.close()
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        errlog.seek(0)
-        return answers, errlog.read()
-
-
 def test_heal_changes_no_byte_of_tools_list_or_a_success(kind: str, tmp_path: Path) -> None:
     """The quickstart and the same server without its heal line, over stdio:
     the handshake, tools/list and every success are the same bytes; the
@@ -214,15 +179,13 @@ def test_heal_changes_no_byte_of_tools_list_or_a_success(kind: str, tmp_path: Pa
     plain = tmp_path / SERVERS[kind].name
     plain.write_text(source.replace(line, ""), encoding="utf-8")
 
-    def call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-
     successes = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                 *(call(i, "billing.get_invoice", {"id": f"inv_00{i - 1}"}) for i in (2, 3, 4))]
-    failures = [call(5, "billing.get_invoice", {"id": 5}), call(6, "billing.refund_invoice", {"id": "inv_001"})]
-    healed, stderr = exchange(SERVERS[kind], successes + failures)
-    unhealed, _ = exchange(plain, successes + failures)
-    assert stderr == b""
+                 *(tools_call(i, "billing.get_invoice", {"id": f"inv_00{i - 1}"}) for i in (2, 3, 4))]
+    failures = [tools_call(5, "billing.get_invoice", {"id": 5}),
+                tools_call(6, "billing.refund_invoice", {"id": "inv_001"})]
+    healed, stderr = exchange(SERVERS[kind], requests=successes + failures, cwd=ROOT)
+    unhealed, _ = exchange(plain, requests=successes + failures, cwd=ROOT)
+    assert stderr == ""
     assert {i: healed[i] for i in range(5)} == {i: unhealed[i] for i in range(5)}
     assert json.loads(healed[3])["result"]["isError"] is False
     for i in (5, 6):

@@ -6,12 +6,21 @@
 
 use std::path::{Path, PathBuf};
 
+use rmcp::schemars;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// The recovery line of every INTERNAL_ERROR envelope, as the module writes
 /// it: the wrap and heal tests build their expected texts with it.
 pub const INTERNAL_RECOVERY: &str = "<recovery>This is an unexpected server-side failure, not a problem with your arguments. Do not blindly retry the same call: tell the user what failed, or try a different approach.</recovery>";
+
+/// The argument of the test servers' invoice tools: an ID with the billing
+/// demo's pattern, which the tool's `inputSchema` advertises.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct Id {
+    #[schemars(regex(pattern = r"^inv_[0-9]{3}$"))]
+    pub id: String,
+}
 
 /// One vector file: the cases of one export.
 #[derive(Deserialize)]

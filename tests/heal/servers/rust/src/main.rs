@@ -14,10 +14,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use rmcp::transport::stdio;
-use rmcp::{ErrorData, ServerHandler, ServiceExt, tool_handler};
+use rmcp::{ServerHandler, ServiceExt, tool_handler};
 use serde::Deserialize;
 use toolerr::HealedRouter;
 
@@ -35,43 +34,14 @@ struct CorpusTool {
 
 #[derive(Clone)]
 struct Bench {
-    tool_router: Routes,
+    tool_router: HealedRouter<Bench>,
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {}
 
-/// The router `#[tool_handler]` routes through: rmcp's alone, or healed.
-#[derive(Clone)]
-enum Routes {
-    Plain(ToolRouter<Bench>),
-    Healed(HealedRouter<Bench>),
-}
-
-impl Routes {
-    async fn call(&self, ctx: ToolCallContext<'_, Bench>) -> Result<CallToolResponse, ErrorData> {
-        match self {
-            Routes::Plain(router) => router.call(ctx).await,
-            Routes::Healed(router) => router.call(ctx).await,
-        }
-    }
-
-    fn list_all(&self) -> Vec<Tool> {
-        match self {
-            Routes::Plain(router) => router.list_all(),
-            Routes::Healed(router) => router.list_all(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<&Tool> {
-        match self {
-            Routes::Plain(router) => router.get(name),
-            Routes::Healed(router) => router.get(name),
-        }
-    }
-}
-
-fn router(corpus: Corpus, plain: bool) -> Routes {
+/// The corpus's tools, healed, or with `plain` as rmcp alone runs them.
+fn router(corpus: Corpus, plain: bool) -> HealedRouter<Bench> {
     let mut router = ToolRouter::new();
     for tool in corpus.tools {
         let attr = Tool::new(tool.tool.clone(), tool.tool, Arc::new(tool.input_schema));
@@ -80,9 +50,9 @@ fn router(corpus: Corpus, plain: bool) -> Routes {
         }));
     }
     if plain {
-        Routes::Plain(router)
+        HealedRouter::unhealed(router)
     } else {
-        Routes::Healed(toolerr::heal(router))
+        toolerr::heal(router)
     }
 }
 

@@ -15,8 +15,7 @@ public class ToolErrorException extends RuntimeException {
   private final transient ToolErrorRequest request;
 
   public ToolErrorException(ErrorBuilder error) {
-    super(error.code() + ": " + error.message());
-    this.request = error.request();
+    this(error.request());
   }
 
   public ToolErrorException(ToolErrorRequest request) {

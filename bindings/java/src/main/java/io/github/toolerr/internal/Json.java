@@ -208,29 +208,16 @@ public final class Json {
   public static Map<String, String> members(String text) {
     Parser p = new Parser(text);
     p.skip();
-    if (p.i >= text.length() || text.charAt(p.i) != '{') throw p.fail("not a JSON object");
+    if (p.peek() != '{') throw p.fail("not a JSON object");
     p.i++;
     Map<String, String> out = new LinkedHashMap<>();
-    p.skip();
-    if (p.peek() == '}') {
-      p.i++;
-    } else {
-      while (true) {
-        p.skip();
-        String key = p.string();
-        p.skip();
-        p.expect(':');
-        p.skip();
-        int start = p.i;
-        p.value(1);
-        out.remove(key);
-        out.put(key, text.substring(start, p.i));
-        p.skip();
-        char c = p.next();
-        if (c == '}') break;
-        if (c != ',') throw p.fail("expected , or }");
-      }
-    }
+    p.items(
+        '}',
+        () -> {
+          String key = p.key();
+          out.remove(key); // in the place of its last value
+          out.put(key, p.raw());
+        });
     p.skip();
     if (p.i != text.length()) throw p.fail("unexpected text after the object");
     return out;
@@ -242,21 +229,7 @@ public final class Json {
     p.skip();
     p.expect('[');
     List<String> out = new ArrayList<>();
-    p.skip();
-    if (p.peek() == ']') {
-      p.i++;
-    } else {
-      while (true) {
-        p.skip();
-        int start = p.i;
-        p.value(1);
-        out.add(text.substring(start, p.i));
-        p.skip();
-        char c = p.next();
-        if (c == ']') break;
-        if (c != ',') throw p.fail("expected , or ]");
-      }
-    }
+    p.items(']', () -> out.add(p.raw()));
     return out;
   }
 
@@ -306,45 +279,14 @@ public final class Json {
         case '{' -> {
           i++;
           Map<String, Object> m = new LinkedHashMap<>();
-          skip();
-          if (peek() == '}') {
-            i++;
-            return m;
-          }
-          while (true) {
-            skip();
-            String key = string();
-            skip();
-            expect(':');
-            Object v = value(depth + 1);
-            m.put(key, v);
-            skip();
-            char d = next();
-            if (d == '}') return m;
-            if (d != ',') {
-              i--;
-              throw fail("expected , or }");
-            }
-          }
+          items('}', () -> m.put(key(), value(depth + 1)));
+          return m;
         }
         case '[' -> {
           i++;
           List<Object> l = new ArrayList<>();
-          skip();
-          if (peek() == ']') {
-            i++;
-            return l;
-          }
-          while (true) {
-            l.add(value(depth + 1));
-            skip();
-            char d = next();
-            if (d == ']') return l;
-            if (d != ',') {
-              i--;
-              throw fail("expected , or ]");
-            }
-          }
+          items(']', () -> l.add(value(depth + 1)));
+          return l;
         }
         case '"' -> {
           return string();
@@ -365,6 +307,45 @@ public final class Json {
           return number();
         }
       }
+    }
+
+    /**
+     * items reads the rest of an object or an array whose opening bracket was just read, through
+     * its closing bracket close: item reads one member or element, items the commas between them.
+     */
+    void items(char close, Runnable item) {
+      skip();
+      if (peek() == close) {
+        i++;
+        return;
+      }
+      while (true) {
+        item.run();
+        skip();
+        char d = next();
+        if (d == close) return;
+        if (d != ',') {
+          i--;
+          throw fail("expected , or " + close);
+        }
+      }
+    }
+
+    /** key reads a member's key and its colon. */
+    String key() {
+      skip();
+      String key = string();
+      skip();
+      expect(':');
+      return key;
+    }
+
+    /** raw reads one value and returns its text as written. */
+    String raw() {
+      skip();
+      int start = i;
+      value(1);
+      return s.substring(start, i);
     }
 
     void word(String w) {

@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import reactor.core.publisher.Mono;
 
 /**
@@ -126,50 +128,60 @@ public final class Heal {
 
   /** heal heals sync tool specifications with host. */
   public static List<SyncToolSpecification> heal(Toolerr host, List<SyncToolSpecification> tools) {
-    checkSdk();
-    List<SyncToolSpecification> out = new ArrayList<>(tools.size());
-    for (SyncToolSpecification spec : tools) {
-      McpSchema.Tool tool = spec.tool();
-      remember(host, tool);
-      var handler = spec.callHandler();
-      out.add(
-          new SyncToolSpecification(
-              tool,
-              (exchange, request) -> {
-                Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
-                if (refused.isPresent()) return refused.get();
-                try {
-                  return handler.apply(exchange, request);
-                } catch (Throwable e) { // a checked exception thrown sneakily included
-                  if (e instanceof VirtualMachineError vm) throw vm;
-                  return failure(host, tool, e);
-                }
-              }));
-    }
-    return out;
+    return healEach(host, tools, SyncToolSpecification::tool, spec -> healed(host, spec));
   }
 
   /** healAsync heals async tool specifications with host. */
   public static List<AsyncToolSpecification> healAsync(Toolerr host, List<AsyncToolSpecification> tools) {
+    return healEach(host, tools, AsyncToolSpecification::tool, spec -> healed(host, spec));
+  }
+
+  /**
+   * healEach refuses an unsupported SDK, then heals each of specs in order, remembering its tool
+   * on host.
+   */
+  private static <T> List<T> healEach(
+      Toolerr host, List<T> specs, Function<T, McpSchema.Tool> tool, UnaryOperator<T> heal) {
     checkSdk();
-    List<AsyncToolSpecification> out = new ArrayList<>(tools.size());
-    for (AsyncToolSpecification spec : tools) {
-      McpSchema.Tool tool = spec.tool();
-      remember(host, tool);
-      var handler = spec.callHandler();
-      out.add(
-          new AsyncToolSpecification(
-              tool,
-              (exchange, request) ->
-                  Mono.defer(
-                          () -> {
-                            Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
-                            return refused.isPresent() ? Mono.just(refused.get()) : handler.apply(exchange, request);
-                          })
-                      .onErrorResume(
-                          e -> !(e instanceof VirtualMachineError), e -> Mono.just(failure(host, tool, e)))));
+    List<T> out = new ArrayList<>(specs.size());
+    for (T spec : specs) {
+      remember(host, tool.apply(spec));
+      out.add(heal.apply(spec));
     }
     return out;
+  }
+
+  /** healed is spec with its handler healed on host. */
+  private static SyncToolSpecification healed(Toolerr host, SyncToolSpecification spec) {
+    McpSchema.Tool tool = spec.tool();
+    var handler = spec.callHandler();
+    return new SyncToolSpecification(
+        tool,
+        (exchange, request) -> {
+          Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+          if (refused.isPresent()) return refused.get();
+          try {
+            return handler.apply(exchange, request);
+          } catch (Throwable e) { // a checked exception thrown sneakily included
+            if (e instanceof VirtualMachineError vm) throw vm;
+            return failure(host, tool, e);
+          }
+        });
+  }
+
+  /** healed is spec with its handler healed on host. */
+  private static AsyncToolSpecification healed(Toolerr host, AsyncToolSpecification spec) {
+    McpSchema.Tool tool = spec.tool();
+    var handler = spec.callHandler();
+    return new AsyncToolSpecification(
+        tool,
+        (exchange, request) ->
+            Mono.defer(
+                    () -> {
+                      Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+                      return refused.isPresent() ? Mono.just(refused.get()) : handler.apply(exchange, request);
+                    })
+                .onErrorResume(e -> !(e instanceof VirtualMachineError), e -> Mono.just(failure(host, tool, e))));
   }
 
   /** check validates the arguments in the module: a result to answer instead of the handler, or empty. */
