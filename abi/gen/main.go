@@ -179,6 +179,7 @@ var emitters = []func(*Spec) ([]output, error){
 	emitDispatch,
 	emitWasm,
 	emitMarkdown,
+	emitJava,
 }
 
 // load reads and checks the spec: every field's type is known, every
