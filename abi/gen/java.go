@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -110,10 +111,8 @@ func (s *Spec) checkJavaHints() error {
 
 // field returns the field named name, or nil.
 func (t *Type) field(name string) *Field {
-	for _, f := range t.Fields {
-		if f.Name == name {
-			return f
-		}
+	if i := slices.IndexFunc(t.Fields, func(f *Field) bool { return f.Name == name }); i >= 0 {
+		return t.Fields[i]
 	}
 	return nil
 }
@@ -133,20 +132,11 @@ func javaFields(t *Type) []*Field {
 		out = append(out, t.field(name))
 	}
 	for _, f := range t.Fields {
-		if !containsString(javaOrder[t.Name], f.Name) {
+		if !slices.Contains(javaOrder[t.Name], f.Name) {
 			out = append(out, f)
 		}
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // javaType is a component's Java type: a primitive for a required boolean
