@@ -52,8 +52,9 @@ var (
 )
 
 // emitJava writes a record for every type of the spec but javaOwn's, and
-// Abi.java. It fails on a file of javaDir that says it is generated but is
-// no longer made (a type removed or renamed): delete it.
+// Abi.java. It refuses to write over a file written by hand, and fails on a
+// file of javaDir that says it is generated but is no longer made (a type
+// removed or renamed): delete it.
 func emitJava(s *Spec) ([]output, error) {
 	if err := s.checkJavaHints(); err != nil {
 		return nil, err
@@ -73,6 +74,9 @@ func emitJava(s *Spec) ([]output, error) {
 	made := map[string]bool{}
 	for _, o := range outs {
 		made[o.path] = true
+		if data, err := os.ReadFile(o.path); err == nil && !bytes.HasPrefix(data, []byte(javaHeader)) {
+			return nil, fmt.Errorf("%s is written by hand: name the type otherwise for Java (javaNames) or leave it to the hand (javaOwn)", o.path)
+		}
 	}
 	old, _ := filepath.Glob(filepath.Join(javaDir, "*.java"))
 	for _, path := range old {
