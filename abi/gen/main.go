@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -183,6 +184,7 @@ var emitters = []func(*Spec) ([]output, error){
 	emitWasm,
 	emitMarkdown,
 	emitRust,
+	emitJava,
 }
 
 // load reads and checks the spec: every field's type is known, every
@@ -308,6 +310,10 @@ func wrap(b *bytes.Buffer, prefix, text string, width int) {
 		b.WriteString(line + "\n")
 	}
 }
+
+// mdLink matches a markdown link in the spec's text: its text, then its
+// target.
+var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)]*)\)`)
 
 // sentence makes a doc string a sentence that starts with subject.
 func sentence(subject, doc string) string {

@@ -468,10 +468,7 @@ func (r *rustGen) typeDefault(name string) bool {
 	return true
 }
 
-var (
-	bareTag = regexp.MustCompile("<[a-z_]+>")
-	mdLink  = regexp.MustCompile(`\[([^\]]*)\]\(([^)]*)\)`)
-)
+var bareTag = regexp.MustCompile("<[a-z_]+>")
 
 // rustText makes text of the spec (markdown written for abi/ABI.md) fit for
 // rustdoc: an XML tag outside backticks, which rustdoc would take for

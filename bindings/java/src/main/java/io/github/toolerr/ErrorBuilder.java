@@ -93,14 +93,12 @@ public final class ErrorBuilder {
 
   /** request is the tool_error request this builder stands for. */
   public ToolErrorRequest request() {
-    return new ToolErrorRequest(
-        code,
-        message,
-        suggestion,
-        actions.isEmpty() ? null : List.copyOf(actions),
-        severity == null ? null : severity.toString(),
-        details.isEmpty() ? null : new LinkedHashMap<>(details),
-        retryAfter);
+    return ToolErrorRequest.of(code, message)
+        .withSuggestion(suggestion)
+        .withAvailableActions(actions.isEmpty() ? null : List.copyOf(actions))
+        .withSeverity(severity == null ? null : severity.toString())
+        .withDetails(details.isEmpty() ? null : new LinkedHashMap<>(details))
+        .withRetryAfter(retryAfter);
   }
 
   /** render asks the process-wide module ({@link Toolerr#shared()}) for the result. */

@@ -1,35 +1,39 @@
 package io.github.toolerr;
 
+import io.github.toolerr.abi.Abi;
 import java.time.Duration;
 
 /**
  * Options configures a {@link Toolerr}: the host policy of abi/ABI.md, with the same defaults as
- * every toolerr host.
+ * every toolerr host (abi/abi.json's, through {@link Abi}).
  *
- * @param memoryMaxPages each instance's linear memory cap, in 64 KiB pages (default 8192: 512 MiB)
- * @param callTimeout the time one call may take (default 10 s); {@link Duration#ZERO} or negative:
- *     no bound
+ * @param memoryMaxPages each instance's linear memory cap, in 64 KiB pages (default {@link
+ *     #DEFAULT_MEMORY_MAX_PAGES})
+ * @param callTimeout the time one call may take (default {@link #DEFAULT_CALL_TIMEOUT}); {@link
+ *     Duration#ZERO} or negative: no bound
  * @param maxInstances instances alive at once, and so calls running at once (default the number
  *     of processors); further calls wait
  */
 public record Options(int memoryMaxPages, Duration callTimeout, int maxInstances) {
-  /** DEFAULT_MEMORY_MAX_PAGES is the policy's memoryMaxPages: 8192 pages, 512 MiB. */
-  public static final int DEFAULT_MEMORY_MAX_PAGES = 8192;
-  /** DEFAULT_CALL_TIMEOUT is the policy's callTimeoutMs: 10 s. */
-  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(10_000);
+  /** DEFAULT_MEMORY_MAX_PAGES is the policy's memoryMaxPages (8192 pages, 512 MiB, today). */
+  public static final int DEFAULT_MEMORY_MAX_PAGES = Abi.POLICY_MEMORY_MAX_PAGES;
+  /** DEFAULT_CALL_TIMEOUT is the policy's callTimeoutMs (10 s today). */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(Abi.POLICY_CALL_TIMEOUT_MS);
   /** MAX_REQUEST_BYTES is the policy's maxRequestBytes: a larger request is refused unsent. */
-  public static final int MAX_REQUEST_BYTES = 4_194_304;
+  public static final int MAX_REQUEST_BYTES = Abi.POLICY_MAX_REQUEST_BYTES;
   /**
    * RETIRE_MEMORY_PAGES is the policy's retireMemoryPages: an instance whose linear memory grew past
-   * 1024 pages (64 MiB) is retired after the call rather than reused, since linear memory never
-   * shrinks and a heap grown near the cap would fail a later call that a fresh instance serves.
+   * it (1024 pages, 64 MiB, today) is retired after the call rather than reused, since linear
+   * memory never shrinks and a heap grown near the cap would fail a later call that a fresh
+   * instance serves.
    */
-  public static final int RETIRE_MEMORY_PAGES = 1024;
+  public static final int RETIRE_MEMORY_PAGES = Abi.POLICY_RETIRE_MEMORY_PAGES;
   /**
-   * MEMORY_CHECK_BYTES: after a call whose request or response is over 64 KiB, the instance's
-   * memory is measured against RETIRE_MEMORY_PAGES; a smaller call cannot grow it that far.
+   * MEMORY_CHECK_BYTES: after a call whose request or response is over this size (64 KiB), the
+   * instance's memory is measured against RETIRE_MEMORY_PAGES; a smaller call cannot grow it that
+   * far.
    */
-  public static final int MEMORY_CHECK_BYTES = 64 << 10;
+  public static final int MEMORY_CHECK_BYTES = Abi.MEMORY_CHECK_BYTES;
 
   public Options {
     if (memoryMaxPages < 0 || memoryMaxPages > 65536) {

@@ -1,5 +1,6 @@
 package io.github.toolerr;
 
+import io.github.toolerr.abi.Abi;
 import io.github.toolerr.abi.CallToolResult;
 import io.github.toolerr.abi.CheckResultRequest;
 import io.github.toolerr.abi.ClientErrorData;
@@ -59,7 +60,7 @@ import java.util.Optional;
  */
 public final class Toolerr implements AutoCloseable {
   /** ABI_MAJOR is the ABI major this binding speaks; load refuses a module of another. */
-  public static final int ABI_MAJOR = 1;
+  public static final int ABI_MAJOR = Abi.MAJOR;
 
   private final Engine engine;
   private final Description description;
@@ -168,27 +169,27 @@ public final class Toolerr implements AutoCloseable {
 
   /** simpleError renders a plain error; code may be null (no code attribute). */
   public CallToolResult simpleError(String message, String code) {
-    return call("simple_error", new SimpleErrorRequest(message, code), CallToolResult.class);
+    return call("simple_error", SimpleErrorRequest.of(message).withCode(code), CallToolResult.class);
   }
 
   /** requiredField renders MISSING_REQUIRED_FIELD for field. */
   public CallToolResult requiredField(String field) {
-    return call("required_field", new RequiredFieldRequest(field), CallToolResult.class);
+    return call("required_field", RequiredFieldRequest.of(field), CallToolResult.class);
   }
 
   /** internalError renders INTERNAL_ERROR, prefixed [tool/action] or [tool]; both may be null. */
   public CallToolResult internalError(String message, String tool, String action) {
-    return call("internal_error", new InternalErrorRequest(message, tool, action), CallToolResult.class);
+    return call("internal_error", InternalErrorRequest.of(message).withTool(tool).withAction(action), CallToolResult.class);
   }
 
   /** rateLimited renders RATE_LIMITED; key may be null (the global key). */
   public CallToolResult rateLimited(double max, double windowSeconds, double retryAfter, String key) {
-    return call("rate_limited", new RateLimitedRequest(max, windowSeconds, retryAfter, key), CallToolResult.class);
+    return call("rate_limited", RateLimitedRequest.of(max, windowSeconds, retryAfter).withKey(key), CallToolResult.class);
   }
 
   /** serverBusy renders SERVER_BUSY for tool. */
   public CallToolResult serverBusy(String tool, double active, double queued) {
-    return call("server_busy", new ServerBusyRequest(tool, active, queued), CallToolResult.class);
+    return call("server_busy", ServerBusyRequest.of(tool, active, queued), CallToolResult.class);
   }
 
   /**
@@ -196,18 +197,18 @@ public final class Toolerr implements AutoCloseable {
    * name called, tools the server's tools in its order (listed closest to tool first).
    */
   public CallToolResult unknownTool(String tool, List<String> tools) {
-    return call("unknown_tool", new UnknownToolRequest(tool, tools), CallToolResult.class);
+    return call("unknown_tool", UnknownToolRequest.of(tool, tools), CallToolResult.class);
   }
 
   /** escape escapes text for "content" or "attribute" the way the envelopes do. */
   public String escape(String text, String context) {
-    return call("escape", new EscapeRequest(text, context), EscapeResponse.class).text();
+    return call("escape", EscapeRequest.of(text, context), EscapeResponse.class).text();
   }
 
   // ---- the stdio gate
 
   /** GATE_HEAD_BYTES is how much of a line over the request limit {@link #gate(long, byte[])} sends. */
-  public static final int GATE_HEAD_BYTES = 64 * 1024;
+  public static final int GATE_HEAD_BYTES = Abi.GATE_HEAD_BYTES;
 
   /**
    * gate is the module's stdio gate on one line a client sent, without its line feed, as its bytes
@@ -262,12 +263,12 @@ public final class Toolerr implements AutoCloseable {
    * MCP SDK hands them over) or {@link Json.Raw} text.
    */
   public Optional<CallToolResult> validate(String action, Object schema, Object args) {
-    return validate(new ValidateRequest(action, schema, args == null ? new Json.Raw("null") : args, null));
+    return validate(ValidateRequest.of(action, schema, args == null ? new Json.Raw("null") : args));
   }
 
   /** validate with contract awareness: a validation error of a changed tool says what changed. */
   public Optional<CallToolResult> validate(String action, Object schema, Object args, Contract contract) {
-    return validate(new ValidateRequest(action, schema, args == null ? new Json.Raw("null") : args, contract));
+    return validate(ValidateRequest.of(action, schema, args == null ? new Json.Raw("null") : args).withContract(contract));
   }
 
   /** validate sends a whole ValidateRequest. */
@@ -280,24 +281,24 @@ public final class Toolerr implements AutoCloseable {
 
   /** contractLock writes the contract lockfile of tools: a tools array, a tools/list result or a lockfile. */
   public Lockfile contractLock(Object tools) {
-    return call("contract_lock", new ContractLockRequest(tools), Lockfile.class);
+    return call("contract_lock", ContractLockRequest.of(tools), Lockfile.class);
   }
 
   /** contractDiff compares two contracts (each a tools array, a tools/list result or a lockfile). */
   public Diff contractDiff(Object before, Object after) {
-    return call("contract_diff", new ContractDiffRequest(before, after), Diff.class);
+    return call("contract_diff", ContractDiffRequest.of(before, after), Diff.class);
   }
 
   // ---- the client's side
 
   /** parse reads the first envelope in text, if any. */
   public Optional<Envelope> parse(String text) {
-    return envelope(callJson("parse", new ParseRequest(text, null)));
+    return envelope(callJson("parse", ParseRequest.of().withText(text)));
   }
 
   /** parse reads the first text block of result that holds an envelope, if any. */
   public Optional<Envelope> parse(CallToolResult result) {
-    return envelope(callJson("parse", new ParseRequest(null, result)));
+    return envelope(callJson("parse", ParseRequest.of().withResult(result)));
   }
 
   private static Optional<Envelope> envelope(Object response) {
@@ -314,7 +315,7 @@ public final class Toolerr implements AutoCloseable {
    * {@link ClientError} its envelope describes when it is.
    */
   public CallToolResult checkResult(CallToolResult result) {
-    Object response = callJson("check_result", new CheckResultRequest(result));
+    Object response = callJson("check_result", CheckResultRequest.of(result));
     Object data = response instanceof Map<?, ?> m ? m.get("clientError") : null;
     if (data == null) return result;
     throw new ClientError(Json.decode(data, ClientErrorData.class));

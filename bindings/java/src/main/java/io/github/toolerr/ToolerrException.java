@@ -1,5 +1,7 @@
 package io.github.toolerr;
 
+import io.github.toolerr.abi.Abi;
+
 /**
  * ToolerrException is every failure of a call into the module: the module's own refusals ({@link
  * #INVALID_REQUEST}, {@link #REQUEST_TOO_LARGE}, {@link #INTERNAL}), which leave its instance in
@@ -11,17 +13,17 @@ public class ToolerrException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   /** Not JSON, a wrong shape or type, a missing or unknown field, an unknown export. */
-  public static final String INVALID_REQUEST = "INVALID_REQUEST";
+  public static final String INVALID_REQUEST = Abi.CODE_INVALID_REQUEST;
   /** Over the request limit, or an answer over its budget of work. */
-  public static final String REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE";
+  public static final String REQUEST_TOO_LARGE = Abi.CODE_REQUEST_TOO_LARGE;
   /** A bug in the module: never expected. */
-  public static final String INTERNAL = "INTERNAL";
+  public static final String INTERNAL = Abi.CODE_INTERNAL;
   /** The call ran past its time ({@link Options#callTimeout()}); the instance was discarded. */
-  public static final String TIMEOUT = "TIMEOUT";
+  public static final String TIMEOUT = Abi.CODE_TIMEOUT;
   /** The calling thread was interrupted during the call; the instance was discarded. */
-  public static final String CANCELLED = "CANCELLED";
+  public static final String CANCELLED = Abi.CODE_CANCELLED;
   /** The module trapped (running out of memory included); the instance was discarded. */
-  public static final String TRAP = "TRAP";
+  public static final String TRAP = Abi.CODE_TRAP;
   /** The module could not be loaded: a wrong digest, an unsupported ABI major, a broken jar. */
   public static final String LOAD = "LOAD";
   /** Heal was given an MCP SDK outside the supported versions. */

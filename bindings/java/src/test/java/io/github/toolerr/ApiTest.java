@@ -102,10 +102,11 @@ class ApiTest {
   void formatValidationRendersAValidatorsIssues() {
     CallToolResult r =
         t.formatValidation(
-            new FormatValidationRequest(
-                "billing.get_invoice",
-                List.of(Map.of("code", "invalid_type", "expected", "string", "received", "number", "path", List.of("id"), "message", "Expected string, received number")),
-                Map.of("id", 5), "zod", null, null));
+            FormatValidationRequest.of(
+                    "billing.get_invoice",
+                    List.of(Map.of("code", "invalid_type", "expected", "string", "received", "number", "path", List.of("id"), "message", "Expected string, received number")))
+                .withArgs(Map.of("id", 5))
+                .withDialect("zod"));
     assertTrue(Toolerr.text(r).startsWith("<validation_error action=\"billing.get_invoice\">\n<field name=\"id\">"), Toolerr.text(r));
   }
 
@@ -151,7 +152,7 @@ class ApiTest {
     assertEquals("actions.billing.pay_invoice.input.currency", diff.deltas().get(0).field());
     assertEquals("Required property \"currency\" was added to input", diff.deltas().get(0).description());
 
-    Contract contract = new Contract("billing.pay_invoice", null, diff.deltas(), null, null, null, null);
+    Contract contract = Contract.of("billing.pay_invoice").withDeltas(diff.deltas());
     CallToolResult r = t.validate("billing.pay_invoice", schema, Map.of("id", "inv_001"), contract).orElseThrow();
     assertTrue(Toolerr.text(r).contains("<change severity=\"BREAKING\" field=\"actions.billing.pay_invoice.input.currency\">"), Toolerr.text(r));
   }

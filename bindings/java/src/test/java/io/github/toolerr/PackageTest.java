@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.toolerr.abi.Abi;
+import io.github.toolerr.abi.Description;
+import io.github.toolerr.abi.Limits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -28,6 +31,17 @@ class PackageTest {
     assertTrue(Repo.read("bindings/java/pom.xml").contains("<version>" + version + "</version>"));
     assertTrue(Repo.read("examples/java/pom.xml").contains("<version>" + version + "</version>"));
     assertEquals("1", Repo.TOOLERR.description().abiVersion().split("\\.")[0]);
+  }
+
+  @Test
+  void theModuleDescribesTheAbiOfAbiJson() {
+    Description d = Repo.TOOLERR.description();
+    assertEquals(Abi.VERSION, d.abiVersion());
+    assertEquals(Abi.MODULE_VERSION, d.version());
+    assertEquals(Abi.EXPORTS, d.exports());
+    assertEquals(Abi.CANONICAL_CODES, d.codes());
+    assertEquals(Abi.SEVERITIES, d.severities());
+    assertEquals(new Limits(Abi.MAX_REQUEST_BYTES, Abi.MAX_DEPTH, Abi.MAX_VALUES), d.limits());
   }
 
   @Test

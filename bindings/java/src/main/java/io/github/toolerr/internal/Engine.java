@@ -6,6 +6,7 @@ import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.runtime.Memory;
 import io.github.toolerr.Options;
 import io.github.toolerr.ToolerrException;
+import io.github.toolerr.abi.Abi;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -153,10 +154,10 @@ public final class Engine implements AutoCloseable {
 
   private byte[] call(String export, byte[] request, long timeoutNanos) {
     if (closed) throw new ToolerrException(ToolerrException.INVALID_REQUEST, "toolerr: the host is closed");
-    if (request.length > Options.MAX_REQUEST_BYTES) {
+    if (request.length > Abi.POLICY_MAX_REQUEST_BYTES) {
       throw new ToolerrException(
           ToolerrException.REQUEST_TOO_LARGE,
-          export + ": request is " + request.length + " bytes, over the limit of " + Options.MAX_REQUEST_BYTES);
+          export + ": request is " + request.length + " bytes, over the limit of " + Abi.POLICY_MAX_REQUEST_BYTES);
     }
     byte[] name = export.getBytes(StandardCharsets.UTF_8);
     try {
@@ -195,8 +196,8 @@ public final class Engine implements AutoCloseable {
         // Answered, but after the deadline: too late to give, like a call still running.
         throw interrupted(export, deadline, null);
       }
-      keep = (request.length <= Options.MEMORY_CHECK_BYTES && out.length <= Options.MEMORY_CHECK_BYTES)
-          || slot.memory.pages() <= Options.RETIRE_MEMORY_PAGES;
+      keep = (request.length <= Abi.MEMORY_CHECK_BYTES && out.length <= Abi.MEMORY_CHECK_BYTES)
+          || slot.memory.pages() <= Abi.POLICY_RETIRE_MEMORY_PAGES;
       if (moduleError) throw moduleError(out);
       return out;
     } finally {
@@ -216,7 +217,7 @@ public final class Engine implements AutoCloseable {
               + ": request is "
               + request.length
               + " bytes, over the limit of "
-              + Options.MAX_REQUEST_BYTES);
+              + Abi.POLICY_MAX_REQUEST_BYTES);
     }
     slot.memory.write(ptr, name);
     slot.memory.write(ptr + name.length, request);
