@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -179,6 +180,8 @@ var emitters = []func(*Spec) ([]output, error){
 	emitDispatch,
 	emitWasm,
 	emitMarkdown,
+	emitNode,
+	emitPython,
 }
 
 // load reads and checks the spec: every field's type is known, every
@@ -308,4 +311,96 @@ func wrap(b *bytes.Buffer, prefix, text string, width int) {
 // sentence makes a doc string a sentence that starts with subject.
 func sentence(subject, doc string) string {
 	return subject + " is " + strings.TrimSuffix(doc, ".") + "."
+}
+
+// upperSnake turns lowerCamel into UPPER_SNAKE_CASE: maxRequestBytes is
+// MAX_REQUEST_BYTES.
+func upperSnake(s string) string {
+	return strings.ToUpper(snake(s))
+}
+
+// plain is a doc string without its markdown code marks.
+func plain(text string) string {
+	return strings.ReplaceAll(text, "`", "")
+}
+
+// group is a heading and the named values under it, as the bindings'
+// generated modules list them.
+type group struct {
+	heading string
+	values  []named
+}
+
+// named is one value of the spec, named in UPPER_SNAKE_CASE: an int or a
+// string, and a sentence saying what it is.
+type named struct {
+	name  string
+	value any
+	doc   string
+}
+
+// groups returns the version, limits, constants and policy defaults of the
+// spec, for the bindings' generated modules.
+func (s *Spec) groups() []group {
+	version := group{"The version of the ABI these names were generated for: a binding refuses a module whose major differs; abi/ABI.md's version notes say what each minor changed.", []named{
+		{"ABI_MAJOR", s.Version.Major, "ABI_MAJOR is the ABI major version this binding speaks."},
+		{"ABI_MINOR", s.Version.Minor, "ABI_MINOR is the ABI minor version of abi/abi.json."},
+		{"MODULE_VERSION", s.ModuleVersion, "MODULE_VERSION is the release of the contract logic inside the module."},
+	}}
+	limits := group{heading: "Limits enforced on every request, identically by the module and the native core."}
+	for _, l := range s.Limits {
+		n := upperSnake(l.Name)
+		limits.values = append(limits.values, named{n, l.Value, sentence(n, plain(l.Doc))})
+	}
+	constants := group{heading: "Numbers of the ABI that are neither limits nor policy defaults."}
+	for _, c := range s.Constants {
+		n := upperSnake(c.Name)
+		constants.values = append(constants.values, named{n, c.Value, sentence(n, plain(c.Doc))})
+	}
+	policy := group{heading: "Defaults of the host policy (abi/ABI.md, \"Host policy\"), which every toolerr host applies with the same values."}
+	for _, p := range s.Policy {
+		if p.Name == "" {
+			continue
+		}
+		n := "POLICY_" + upperSnake(p.Name)
+		policy.values = append(policy.values, named{n, *p.Default, fmt.Sprintf("%s, %s: %s.", n, p.Rule, plain(p.Text))})
+	}
+	return []group{version, limits, constants, policy}
+}
+
+// fieldDoc is the doc of a field of a binding's generated type: its rule,
+// after the alternatives it is one of.
+func fieldDoc(t *Type, f *Field) string {
+	doc := f.Rule
+	if f.OneOf != "" {
+		var names []string
+		for _, g := range t.Fields {
+			if g.OneOf == f.OneOf {
+				names = append(names, g.Name)
+			}
+		}
+		doc = strings.TrimSuffix("one of "+strings.Join(names, ", ")+"; "+doc, "; ")
+	}
+	return doc
+}
+
+// enumNames returns the names of the enums, sorted.
+func (s *Spec) enumNames() []string {
+	names := make([]string, 0, len(s.Enums))
+	for name := range s.Enums {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// reserve fails, naming path, when an enum or a type of the spec has one of
+// the names a generated file defines or imports itself.
+func (s *Spec) reserve(path string, names ...string) error {
+	for _, name := range names {
+		if s.Enums[name] != nil || s.typ(name) != nil {
+			return fmt.Errorf("%s: the spec's type %s has a name the file gives to something else", path, name)
+		}
+	}
+	return nil
 }
