@@ -404,3 +404,22 @@ func (s *Spec) reserve(path string, names ...string) error {
 	}
 	return nil
 }
+
+// bindingType is a field's type in a binding's language: types gives the
+// language's name of each of the spec's own types it spells otherwise
+// (the spec's enums and objects keep their names), list makes a list of a
+// type, and null is written after the type of a nullable field.
+func bindingType(f *Field, types map[string]string, list func(string) string, null string) string {
+	base, isList := strings.CutSuffix(f.Type, "[]")
+	t := base
+	if own, ok := types[base]; ok {
+		t = own
+	}
+	if isList {
+		t = list(t)
+	}
+	if f.Nullable {
+		t += null
+	}
+	return t
+}

@@ -94,24 +94,12 @@ func emitNode(s *Spec) ([]output, error) {
 
 // tsType is a field's TypeScript type; a nullable field's null is a value.
 func tsType(f *Field) string {
-	base, list := strings.CutSuffix(f.Type, "[]")
-	t := base
-	switch base {
-	case "integer":
-		t = "number"
-	case "json":
-		t = "unknown"
-	case "details":
-		t = "Details"
-	}
-	if list {
-		t += "[]"
-	}
-	if f.Nullable {
-		t += " | null"
-	}
-	return t
+	return bindingType(f, tsTypes, func(t string) string { return t + "[]" }, " | null")
 }
+
+// tsTypes are the TypeScript types of the spec's own types that TypeScript
+// spells otherwise.
+var tsTypes = map[string]string{"integer": "number", "json": "unknown", "details": "Details"}
 
 // jsValue writes an int or a string as a JavaScript literal (and literal type).
 func jsValue(v any) string {

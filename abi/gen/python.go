@@ -14,7 +14,7 @@ const pythonABI = "bindings/python/src/toolerr/_abi.py"
 
 // pythonNames are the names _abi.py defines or imports itself, which no
 // type of the spec may take.
-var pythonNames = []string{"Any", "Final", "Literal", "TypedDict", "Union", "ExportName", "DetailValue", "Details"}
+var pythonNames = []string{"Any", "Final", "Literal", "TypedDict", "Union", "get_args", "ExportName", "DetailValue", "Details"}
 
 // pythonKeywords are Python's keywords, which a TypedDict's class syntax
 // cannot take as a key.
@@ -31,7 +31,7 @@ response objects as TypedDicts, as the module reads and writes them."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypedDict, Union
+from typing import Any, Final, Literal, TypedDict, Union, get_args
 `)
 	for _, g := range s.groups() {
 		b.WriteString("\n")
@@ -50,11 +50,7 @@ from typing import Any, Final, Literal, TypedDict, Union
 	for _, n := range names {
 		b.WriteString("    " + n + ",\n")
 	}
-	b.WriteString("]\n#: EXPORTS lists every JSON export of the module, in the order describe reports them.\nEXPORTS: Final[tuple[ExportName, ...]] = (\n")
-	for _, n := range names {
-		b.WriteString("    " + n + ",\n")
-	}
-	b.WriteString(")\n")
+	b.WriteString("]\n#: EXPORTS lists every JSON export of the module, in the order describe reports them.\nEXPORTS: Final[tuple[ExportName, ...]] = get_args(ExportName)\n")
 
 	b.WriteString("\n#: DetailValue is the value of one detail of a tool error.\nDetailValue = Union[str, int, float, bool]\n")
 	b.WriteString("#: Details are a tool error's details: their order is kept.\nDetails = dict[str, DetailValue]\n")
@@ -128,30 +124,11 @@ func pyDocstring(b *bytes.Buffer, text string) {
 
 // pyType is a field's Python type; a nullable field's None is a value.
 func pyType(f *Field) string {
-	base, list := strings.CutSuffix(f.Type, "[]")
-	t := base
-	switch base {
-	case "string":
-		t = "str"
-	case "number":
-		t = "float"
-	case "integer":
-		t = "int"
-	case "boolean":
-		t = "bool"
-	case "json":
-		t = "Any"
-	case "details":
-		t = "Details"
-	}
-	if list {
-		t = "list[" + t + "]"
-	}
-	if f.Nullable {
-		t += " | None"
-	}
-	return t
+	return bindingType(f, pyTypes, func(t string) string { return "list[" + t + "]" }, " | None")
 }
+
+// pyTypes are the Python types of the spec's own types.
+var pyTypes = map[string]string{"string": "str", "number": "float", "integer": "int", "boolean": "bool", "json": "Any", "details": "Details"}
 
 // pyValue writes an int or a string as a Python literal.
 func pyValue(v any) string {

@@ -4,7 +4,7 @@ response objects as TypedDicts, as the module reads and writes them."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypedDict, Union
+from typing import Any, Final, Literal, TypedDict, Union, get_args
 
 # The version of the ABI these names were generated for: a binding refuses a module whose major
 # differs; abi/ABI.md's version notes say what each minor changed.
@@ -74,26 +74,7 @@ ExportName = Literal[
     "unknown_tool",
 ]
 #: EXPORTS lists every JSON export of the module, in the order describe reports them.
-EXPORTS: Final[tuple[ExportName, ...]] = (
-    "tool_error",
-    "simple_error",
-    "required_field",
-    "internal_error",
-    "rate_limited",
-    "server_busy",
-    "escape",
-    "format_validation",
-    "parse",
-    "describe",
-    "validate",
-    "contract_lock",
-    "contract_diff",
-    "check_result",
-    "gate",
-    "tool_failure",
-    "server_failure",
-    "unknown_tool",
-)
+EXPORTS: Final[tuple[ExportName, ...]] = get_args(ExportName)
 
 #: DetailValue is the value of one detail of a tool error.
 DetailValue = Union[str, int, float, bool]
