@@ -265,8 +265,8 @@ type Delta struct {
 	After *string `json:"after"`
 }
 
-// Contract is asks a validation error to tell the model what changed: give
-// deltas, or lockfile and tools for the module to diff.
+// Contract is what a validation error tells the model about what changed in
+// its tool: the deltas, or a lockfile and the tools for the module to diff.
 type Contract struct {
 	Tool   string `json:"tool"`
 	Action string `json:"action,omitempty"`

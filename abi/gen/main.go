@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -185,6 +186,8 @@ var emitters = []func(*Spec) ([]output, error){
 	emitMarkdown,
 	emitRust,
 	emitJava,
+	emitNode,
+	emitPython,
 }
 
 // load reads and checks the spec: every field's type is known, every
@@ -318,4 +321,115 @@ var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)]*)\)`)
 // sentence makes a doc string a sentence that starts with subject.
 func sentence(subject, doc string) string {
 	return subject + " is " + strings.TrimSuffix(doc, ".") + "."
+}
+
+// upperSnake turns lowerCamel into UPPER_SNAKE_CASE: maxRequestBytes is
+// MAX_REQUEST_BYTES.
+func upperSnake(s string) string {
+	return strings.ToUpper(snake(s))
+}
+
+// plain is a doc string without its markdown code marks.
+func plain(text string) string {
+	return strings.ReplaceAll(text, "`", "")
+}
+
+// group is a heading and the named values under it, as the bindings'
+// generated modules list them.
+type group struct {
+	heading string
+	values  []named
+}
+
+// named is one value of the spec, named in UPPER_SNAKE_CASE: an int or a
+// string, and a sentence saying what it is.
+type named struct {
+	name  string
+	value any
+	doc   string
+}
+
+// groups returns the version, limits, constants and policy defaults of the
+// spec, for the bindings' generated modules.
+func (s *Spec) groups() []group {
+	version := group{"The version of the ABI these names were generated for: a binding refuses a module whose major differs; abi/ABI.md's version notes say what each minor changed.", []named{
+		{"ABI_MAJOR", s.Version.Major, "ABI_MAJOR is the ABI major version this binding speaks."},
+		{"ABI_MINOR", s.Version.Minor, "ABI_MINOR is the ABI minor version of abi/abi.json."},
+		{"MODULE_VERSION", s.ModuleVersion, "MODULE_VERSION is the release of the contract logic inside the module."},
+	}}
+	limits := group{heading: "Limits enforced on every request, identically by the module and the native core."}
+	for _, l := range s.Limits {
+		n := upperSnake(l.Name)
+		limits.values = append(limits.values, named{n, l.Value, sentence(n, plain(l.Doc))})
+	}
+	constants := group{heading: "Numbers of the ABI that are neither limits nor policy defaults."}
+	for _, c := range s.Constants {
+		n := upperSnake(c.Name)
+		constants.values = append(constants.values, named{n, c.Value, sentence(n, plain(c.Doc))})
+	}
+	policy := group{heading: "Defaults of the host policy (abi/ABI.md, \"Host policy\"), which every toolerr host applies with the same values."}
+	for _, p := range s.Policy {
+		if p.Name == "" {
+			continue
+		}
+		n := "POLICY_" + upperSnake(p.Name)
+		policy.values = append(policy.values, named{n, *p.Default, fmt.Sprintf("%s, %s: %s.", n, p.Rule, plain(p.Text))})
+	}
+	return []group{version, limits, constants, policy}
+}
+
+// fieldDoc is the doc of a field of a binding's generated type: its rule,
+// after the alternatives it is one of.
+func fieldDoc(t *Type, f *Field) string {
+	doc := f.Rule
+	if f.OneOf != "" {
+		var names []string
+		for _, g := range t.Fields {
+			if g.OneOf == f.OneOf {
+				names = append(names, g.Name)
+			}
+		}
+		doc = strings.TrimSuffix("one of "+strings.Join(names, ", ")+"; "+doc, "; ")
+	}
+	return doc
+}
+
+// enumNames returns the names of the enums, sorted.
+func (s *Spec) enumNames() []string {
+	names := make([]string, 0, len(s.Enums))
+	for name := range s.Enums {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// reserve fails, naming path, when an enum or a type of the spec has one of
+// the names a generated file defines or imports itself.
+func (s *Spec) reserve(path string, names ...string) error {
+	for _, name := range names {
+		if s.Enums[name] != nil || s.typ(name) != nil {
+			return fmt.Errorf("%s: the spec's type %s has a name the file gives to something else", path, name)
+		}
+	}
+	return nil
+}
+
+// bindingType is a field's type in a binding's language: types gives the
+// language's name of each of the spec's own types it spells otherwise
+// (the spec's enums and objects keep their names), list makes a list of a
+// type, and null is written after the type of a nullable field.
+func bindingType(f *Field, types map[string]string, list func(string) string, null string) string {
+	base, isList := strings.CutSuffix(f.Type, "[]")
+	t := base
+	if own, ok := types[base]; ok {
+		t = own
+	}
+	if isList {
+		t = list(t)
+	}
+	if f.Nullable {
+		t += null
+	}
+	return t
 }

@@ -1,4 +1,5 @@
 // ToolErrorBuilder: a <tool_error> under construction, fluent and lazy.
+import { EXPORT } from './abi.js';
 
 /**
  * ToolErrorBuilder is a tool error under construction. It is a thenable:
@@ -99,7 +100,7 @@ export class ToolErrorBuilder extends Error {
     // default.js is imported when first needed, not at the top: it loads
     // toolerr.js, which builds its errors with this class.
     const t = toolerr ?? this.#toolerr ?? (await (await import('./default.js')).defaultToolerr());
-    return t.callJSON('tool_error', this.#request);
+    return t.callJSON(EXPORT.toolError, this.#request);
   }
 
   /** then makes the builder a PromiseLike<CallToolResult>. */

@@ -1,4 +1,20 @@
-// Types of the toolerr package (hand-written; src/*.js is the code).
+// Types of the toolerr package (hand-written; src/*.js is the code). The ABI's own request and
+// response objects are in abi.d.ts, generated from abi/abi.json by `go run ./abi/gen`: an option
+// that is such an object, or part of one, is declared from it here.
+import type {
+  Delta,
+  Contract as ContractRequest,
+  DetailValue,
+  Details as DetailsObject,
+  EscapeContext,
+  InternalErrorRequest,
+  RateLimitedRequest,
+  ServerBusyRequest,
+  Severity,
+  ToolErrorRequest,
+} from './abi.js';
+
+export type { DetailValue, EscapeContext, InternalErrorRequest, RateLimitedRequest, ServerBusyRequest, Severity };
 
 /** One text block of an MCP CallToolResult. */
 export interface TextContent {
@@ -20,26 +36,16 @@ export interface AnyCallToolResult {
   [key: string]: unknown;
 }
 
-export type Severity = 'error' | 'critical' | 'warning';
-export type DetailValue = string | number | boolean;
-export type Details = Record<string, DetailValue> | Map<string, DetailValue>;
+/** A tool error's details, in order: an object, or a Map (which keeps integer-like keys in order too). */
+export type Details = DetailsObject | Map<string, DetailValue>;
 
-/** The options of toolError(code, options). */
-export interface ToolErrorOptions {
-  message: string;
-  suggestion?: string;
-  availableActions?: string[];
-  severity?: Severity;
+/** The options of toolError(code, options): the tool_error request but its code; details may be a Map. */
+export interface ToolErrorOptions extends Omit<ToolErrorRequest, 'code' | 'details'> {
   details?: Details;
-  retryAfter?: number;
 }
 
-/** A delta of a behavioural contract, for contract awareness. */
-export interface ContractDelta {
-  category?: string;
-  field: string;
-  severity: 'BREAKING' | 'RISKY' | 'SAFE' | 'COSMETIC';
-  description: string;
+/** A delta of a behavioural contract, for contract awareness; before and after may be left out. */
+export interface ContractDelta extends Omit<Delta, 'before' | 'after'> {
   before?: string | null;
   after?: string | null;
 }
@@ -72,12 +78,8 @@ export interface ContractDiff {
   backwardsCompatible: boolean;
 }
 
-export interface ContractOptions {
-  tool: string;
-  action?: string;
-  maxDeltas?: number;
-  includeAllSeverities?: boolean;
-}
+/** The members of a contract besides its deltas, or its lockfile and tools. */
+export interface ContractOptions extends Pick<ContractRequest, 'tool' | 'action' | 'maxDeltas' | 'includeAllSeverities'> {}
 
 /**
  * The contract awareness of a validation error: the deltas of a diff, or a
@@ -236,16 +238,16 @@ export class Toolerr {
   error(code: string, message: string): ToolErrorBuilder;
   simpleError(message: string, code?: string): Promise<CallToolResult>;
   required(field: string): Promise<CallToolResult>;
-  internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+  internalError(message: string, options?: Omit<InternalErrorRequest, 'message'>): Promise<CallToolResult>;
   /** UNKNOWN_ACTION for a call to tool, which does not exist: tools are the server's, in its order (listed closest to tool first, at most 20). */
   unknownTool(tool: string, tools: readonly string[]): Promise<CallToolResult>;
-  rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
-  serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
+  rateLimited(options: RateLimitedRequest): Promise<CallToolResult>;
+  serverBusy(options: ServerBusyRequest): Promise<CallToolResult>;
   formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
   validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
   contractLock(tools: ToolSet): Promise<Lockfile>;
   contractDiff(before: ToolSet, after: ToolSet): Promise<ContractDiff>;
-  escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
+  escape(text: string, context?: EscapeContext): Promise<string>;
   parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
   wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
   throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;
@@ -259,14 +261,11 @@ export class Toolerr {
   gatedStdin(options?: GatedStdinOptions): import('node:stream').Readable;
 }
 
-/** The ABI major version this binding speaks. */
-export const ABI_MAJOR: 1;
+export { ABI_MAJOR, GATE_HEAD_BYTES } from './abi.js';
 /** The @modelcontextprotocol/sdk versions whose McpServer heal() supports. */
 export const SUPPORTED_SDK: '>=1.24.0 <2';
 /** The values of heal()'s unknownTool option, the default first. */
 export const UNKNOWN_TOOL_ANSWERS: readonly ['envelope', 'sdk'];
-/** How much of a line over the request limit the stdio gate reads: its first 64 KiB. */
-export const GATE_HEAD_BYTES: 65536;
 
 /** Loads a module (by default the bundled copy), checking its sha256 and ABI major; memoryMaxPages and callTimeoutMs are the host policy's limits. */
 export function load(options?: { wasm?: Uint8Array; sha256?: string; memoryMaxPages?: number; callTimeoutMs?: number }): Promise<Toolerr>;
@@ -279,16 +278,16 @@ export function toolError(code: string, options: ToolErrorOptions | string): Too
 export function error(code: string, message: string): ToolErrorBuilder;
 export function simpleError(message: string, code?: string): Promise<CallToolResult>;
 export function required(field: string): Promise<CallToolResult>;
-export function internalError(message: string, options?: { tool?: string; action?: string }): Promise<CallToolResult>;
+export function internalError(message: string, options?: Omit<InternalErrorRequest, 'message'>): Promise<CallToolResult>;
 /** UNKNOWN_ACTION for a call to tool, which does not exist: tools are the server's, in its order (listed closest to tool first, at most 20). */
 export function unknownTool(tool: string, tools: readonly string[]): Promise<CallToolResult>;
-export function rateLimited(options: { max: number; windowSeconds: number; retryAfter: number; key?: string }): Promise<CallToolResult>;
-export function serverBusy(options: { tool: string; active: number; queued: number }): Promise<CallToolResult>;
+export function rateLimited(options: RateLimitedRequest): Promise<CallToolResult>;
+export function serverBusy(options: ServerBusyRequest): Promise<CallToolResult>;
 export function formatValidation(action: string, issues: unknown[], args?: unknown, options?: { contract?: Contract; dialect?: 'zod' | 'pydantic' | 'jsonschema' }): Promise<CallToolResult>;
 export function validate(action: string, schema: object, args: unknown, options?: { contract?: Contract }): Promise<ValidateResult>;
 export function contractLock(tools: ToolSet): Promise<Lockfile>;
 export function contractDiff(before: ToolSet, after: ToolSet): Promise<ContractDiff>;
-export function escape(text: string, context?: 'content' | 'attribute'): Promise<string>;
+export function escape(text: string, context?: EscapeContext): Promise<string>;
 export function parse(textOrResult: string | AnyCallToolResult): Promise<Envelope | null>;
 export function wrap<A extends unknown[], R>(tool: string, handler: Handler<A, R>): (...args: A) => Promise<Awaited<R> | CallToolResult>;
 export function throwOnError<R extends AnyCallToolResult>(result: R): Promise<R>;

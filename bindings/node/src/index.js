@@ -8,12 +8,12 @@ import { healServer } from './heal.js';
 import { gatedStdin as gatedStdinOf } from './stdio.js';
 import { markRendered } from './toolerr.js';
 
-export { ABI_MAJOR, Toolerr, load } from './toolerr.js';
+export { ABI_MAJOR, GATE_HEAD_BYTES } from './abi.js';
+export { Toolerr, load } from './toolerr.js';
 export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
 export { SUPPORTED_SDK, UNKNOWN_TOOL_ANSWERS } from './heal.js';
-export { GATE_HEAD_BYTES } from './stdio.js';
 export { resultText } from './result.js';
 
 const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);

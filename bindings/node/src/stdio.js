@@ -9,10 +9,7 @@
 import process from 'node:process';
 import { PassThrough } from 'node:stream';
 
-/** GATE_HEAD_BYTES is how much of a line over the request limit the gate reads: its first 64 KiB. */
-export const GATE_HEAD_BYTES = 64 << 10;
-// The module's request limit: a longer line is kept as its head only.
-const MAX_LINE_BYTES = 4 << 20;
+import { GATE_HEAD_BYTES, MAX_REQUEST_BYTES } from './abi.js';
 
 /**
  * gatedStdin reads input (default process.stdin) line by line, with bounded
@@ -102,7 +99,7 @@ class LineReader {
 
   #take(part) {
     this.#total += part.byteLength;
-    const room = MAX_LINE_BYTES + 1 - this.#kept;
+    const room = MAX_REQUEST_BYTES + 1 - this.#kept;
     if (room > 0 && part.byteLength > 0) {
       const kept = part.byteLength > room ? part.subarray(0, room) : part;
       this.#parts.push(Buffer.from(kept)); // a copy: the chunk's buffer may be reused
@@ -113,7 +110,7 @@ class LineReader {
   #line() {
     let head = Buffer.concat(this.#parts, this.#kept);
     const total = this.#total;
-    if (total > MAX_LINE_BYTES) head = head.subarray(0, GATE_HEAD_BYTES);
+    if (total > MAX_REQUEST_BYTES) head = head.subarray(0, GATE_HEAD_BYTES);
     this.#parts = [];
     this.#kept = 0;
     this.#total = 0;

@@ -4,30 +4,28 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
+import {
+  ABI_MAJOR,
+  EXPORT,
+  GATE_HEAD_BYTES,
+  MEMORY_CHECK_BYTES,
+  POLICY_CALL_TIMEOUT_MS,
+  POLICY_MEMORY_MAX_PAGES,
+  POLICY_RETIRE_MEMORY_PAGES,
+} from './abi.js';
 import { ToolErrorBuilder } from './builder.js';
 import { encodeRequest } from './encode.js';
 import { ClientError, ToolerrError } from './errors.js';
 import { healServer } from './heal.js';
 import { SerialQueue } from './queue.js';
-import { GATE_HEAD_BYTES, gatedStdin } from './stdio.js';
+import { gatedStdin } from './stdio.js';
 
-/** ABI_MAJOR is the ABI major version this binding speaks. */
-export const ABI_MAJOR = 1;
+// The defaults of the host policy of abi/ABI.md ("Host policy"), which every toolerr host (Go,
+// Node, Python, Rust) applies, are abi.js's POLICY_ constants, generated from abi/abi.json. A
+// plugin whose linear memory grew past POLICY_RETIRE_MEMORY_PAGES is replaced after its call
+// (linear memory never shrinks); it is asked after every call whose request or response is over
+// MEMORY_CHECK_BYTES.
 
-// The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
-// applies it with these defaults; test/policy.test.mjs checks them against that table.
-/** DEFAULT_MEMORY_MAX_PAGES caps the module's linear memory: 8192 pages of 64 KiB (512 MiB). */
-export const DEFAULT_MEMORY_MAX_PAGES = 8192;
-/** DEFAULT_CALL_TIMEOUT_MS bounds one call (see load's callTimeoutMs). */
-export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
-/**
- * RETIRE_MEMORY_PAGES: a plugin whose linear memory grew past 1024 pages (64 MiB) is replaced
- * after its call (linear memory never shrinks). It is asked after every call whose request or
- * response is over MEMORY_CHECK_BYTES (64 KiB).
- */
-export const RETIRE_MEMORY_PAGES = 1024;
-/** MEMORY_CHECK_BYTES: see RETIRE_MEMORY_PAGES. */
-export const MEMORY_CHECK_BYTES = 64 << 10;
 /**
  * INLINE_REQUEST_BYTES: a request up to this size (16 KiB, as in the Go host) runs on the calling
  * thread, and an overrun of its deadline is reported when it returns; a larger one runs in a
@@ -57,8 +55,8 @@ const RENDERED = Symbol('toolerr.rendered');
  *   another module and its digest, and the host policy's limits
  */
 export async function load(options = {}) {
-  const memoryMaxPages = options.memoryMaxPages ?? DEFAULT_MEMORY_MAX_PAGES;
-  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const memoryMaxPages = options.memoryMaxPages ?? POLICY_MEMORY_MAX_PAGES;
+  const callTimeoutMs = options.callTimeoutMs ?? POLICY_CALL_TIMEOUT_MS;
   if (!Number.isInteger(memoryMaxPages) || memoryMaxPages < 1 || memoryMaxPages > 65536) {
     throw new Error(`toolerr: options.memoryMaxPages must be an integer from 1 to 65536, got ${memoryMaxPages}`);
   }
@@ -90,7 +88,7 @@ export async function load(options = {}) {
   const toolerr = new Toolerr(module, { callTimeoutMs: 0 });
   let info;
   try {
-    info = JSON.parse(await toolerr.call('describe', '{}'));
+    info = JSON.parse(await toolerr.call(EXPORT.describe, '{}'));
   } catch (err) {
     await toolerr.close();
     throw new Error(`toolerr: describe: ${err.message}`);
@@ -115,7 +113,7 @@ export async function load(options = {}) {
  * - A call that fails inside the module's runtime (a trap, running out of
  *   the memory cap included) throws a TRAP ToolerrError and the plugin is
  *   replaced by a fresh one; so is the plugin of a call that ran out of time
- *   (TIMEOUT), or whose memory grew past RETIRE_MEMORY_PAGES.
+ *   (TIMEOUT), or whose memory grew past POLICY_RETIRE_MEMORY_PAGES.
  * - A request over the module's maxRequestBytes is refused (REQUEST_TOO_LARGE)
  *   before it is copied into the plugin.
  * - The plugin's WASI stdout and stderr go to /dev/null and its log lines to
@@ -136,7 +134,7 @@ export class Toolerr {
   #closed = false;
 
   /** @internal use load() */
-  constructor(module, { callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS } = {}) {
+  constructor(module, { callTimeoutMs = POLICY_CALL_TIMEOUT_MS } = {}) {
     this.#module = module;
     this.#timeoutMs = callTimeoutMs;
   }
@@ -257,19 +255,19 @@ export class Toolerr {
   }
 
   // #settle retires the slot's plugin when a call whose larger of request and response was size
-  // bytes grew its linear memory past RETIRE_MEMORY_PAGES. Only the module can tell how far:
+  // bytes grew its linear memory past POLICY_RETIRE_MEMORY_PAGES. Only the module can tell how far:
   // @extism/extism exposes its kernel's memory, and the plugin may live in a worker thread.
   async #settle(slot, plugin, size) {
     if (size <= MEMORY_CHECK_BYTES) return;
     let pages = NaN;
     try {
-      const out = await plugin.call('describe', '{"memory":true}');
+      const out = await plugin.call(EXPORT.describe, '{"memory":true}');
       pages = JSON.parse(out.text()).memoryPages;
       await plugin.reset();
     } catch {
       // An instance that cannot tell is not kept either.
     }
-    if (!(Number.isInteger(pages) && pages <= RETIRE_MEMORY_PAGES)) this.#retire(slot, plugin);
+    if (!(Number.isInteger(pages) && pages <= POLICY_RETIRE_MEMORY_PAGES)) this.#retire(slot, plugin);
   }
 
   // #callWatched runs a call in the worker plugin and rejects with DEADLINE when the call is still
@@ -302,7 +300,7 @@ export class Toolerr {
 
   /** describe returns what the module says of itself: abiVersion, version, exports, codes, severities, limits. */
   describe() {
-    return this.callJSON('describe', {});
+    return this.callJSON(EXPORT.describe, {});
   }
 
   /** close releases the plugin; later calls fail. */
@@ -334,17 +332,17 @@ export class Toolerr {
 
   /** simpleError renders the reference's error(): a message and an optional code attribute. */
   simpleError(message, code) {
-    return this.#rendered('simple_error', defined({ message, code }));
+    return this.#rendered(EXPORT.simpleError, defined({ message, code }));
   }
 
   /** required renders the MISSING_REQUIRED_FIELD envelope for field. */
   required(field) {
-    return this.#rendered('required_field', { field });
+    return this.#rendered(EXPORT.requiredField, { field });
   }
 
   /** internalError renders INTERNAL_ERROR for an unmarked failure, prefixed [tool/action]. */
   internalError(message, { tool, action } = {}) {
-    return this.#rendered('internal_error', defined({ message, tool, action }));
+    return this.#rendered(EXPORT.internalError, defined({ message, tool, action }));
   }
 
   /**
@@ -353,22 +351,22 @@ export class Toolerr {
    * The module lists them closest to tool first, at most 20.
    */
   unknownTool(tool, tools) {
-    return this.#rendered('unknown_tool', { tool, tools });
+    return this.#rendered(EXPORT.unknownTool, { tool, tools });
   }
 
   /** rateLimited renders RATE_LIMITED: {max, windowSeconds, retryAfter, key?}. */
   rateLimited({ max, windowSeconds, retryAfter, key } = {}) {
-    return this.#rendered('rate_limited', defined({ max, windowSeconds, retryAfter, key }));
+    return this.#rendered(EXPORT.rateLimited, defined({ max, windowSeconds, retryAfter, key }));
   }
 
   /** serverBusy renders SERVER_BUSY: {tool, active, queued}. */
   serverBusy({ tool, active, queued } = {}) {
-    return this.#rendered('server_busy', defined({ tool, active, queued }));
+    return this.#rendered(EXPORT.serverBusy, defined({ tool, active, queued }));
   }
 
   /** formatValidation renders a <validation_error> from validator issues (Zod v3 by default). */
   formatValidation(action, issues, args, { contract, dialect } = {}) {
-    return this.#rendered('format_validation', defined({ action, issues, args, dialect, contract }));
+    return this.#rendered(EXPORT.formatValidation, defined({ action, issues, args, dialect, contract }));
   }
 
   /**
@@ -376,7 +374,7 @@ export class Toolerr {
    * {valid: false, result} where result is the <validation_error> CallToolResult.
    */
   validate(action, schema, args, { contract } = {}) {
-    return this.callJSON('validate', defined({ action, schema, args, contract }));
+    return this.callJSON(EXPORT.validate, defined({ action, schema, args, contract }));
   }
 
   // ---- contracts ------------------------------------------------------
@@ -388,7 +386,7 @@ export class Toolerr {
    * lockfile; the module canonicalizes and hashes them.
    */
   contractLock(tools) {
-    return this.callJSON('contract_lock', { tools });
+    return this.callJSON(EXPORT.contractLock, { tools });
   }
 
   /**
@@ -397,7 +395,7 @@ export class Toolerr {
    * the deltas as contract: {tool, deltas} to validate or formatValidation.
    */
   contractDiff(before, after) {
-    return this.callJSON('contract_diff', { before, after });
+    return this.callJSON(EXPORT.contractDiff, { before, after });
   }
 
   // ---- the stdio gate -------------------------------------------------
@@ -423,7 +421,7 @@ export class Toolerr {
     if (total > this.#maxRequestBytes) {
       request = Buffer.concat([Buffer.from(`${total}\n`), head.subarray(0, GATE_HEAD_BYTES)]);
     }
-    return JSON.parse(await this.call('gate', request));
+    return JSON.parse(await this.call(EXPORT.gate, request));
   }
 
   /**
@@ -435,7 +433,7 @@ export class Toolerr {
    */
   async argumentsTooLarge(tool, size) {
     const head = Buffer.from(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":`);
-    const verdict = JSON.parse(await this.call('gate', Buffer.concat([Buffer.from(`${head.byteLength + size + 2}\n`), head])));
+    const verdict = JSON.parse(await this.call(EXPORT.gate, Buffer.concat([Buffer.from(`${head.byteLength + size + 2}\n`), head])));
     const result = verdict.verdict === 'answer' ? JSON.parse(verdict.response).result : undefined;
     if (result === undefined) throw new ToolerrError('INTERNAL', `arguments too large: the gate gave ${JSON.stringify(verdict)}`);
     return result;
@@ -452,13 +450,13 @@ export class Toolerr {
 
   /** escape escapes text for an element body ('content') or an attribute ('attribute'). */
   async escape(text, context = 'content') {
-    return (await this.callJSON('escape', { text, context })).text;
+    return (await this.callJSON(EXPORT.escape, { text, context })).text;
   }
 
   /** parse reads the first envelope of a text or of a CallToolResult's text blocks; null when none. */
   async parse(textOrResult) {
     const request = typeof textOrResult === 'string' ? { text: textOrResult } : { result: textBlocks(textOrResult) };
-    return (await this.callJSON('parse', request)).envelope;
+    return (await this.callJSON(EXPORT.parse, request)).envelope;
   }
 
   #rendered(exportName, request) {
@@ -521,7 +519,7 @@ export class Toolerr {
    */
   async throwOnError(result) {
     if (!result?.isError) return result;
-    const { clientError } = await this.callJSON('check_result', { result: textBlocks(result) });
+    const { clientError } = await this.callJSON(EXPORT.checkResult, { result: textBlocks(result) });
     if (clientError === null) return result;
     throw new ClientError({ ...clientError, raw: result });
   }

@@ -46,8 +46,8 @@ test('npm pack ships the code, types, wasm, README and LICENSE, and no tests', (
   const [packed] = JSON.parse(run.stdout);
   assert.equal(packed.version, pkg.version);
   const files = packed.files.map((f) => f.path).sort();
-  for (const file of ['LICENSE', 'README.md', 'package.json', 'src/index.js', 'src/index.d.ts', 'wasm/toolerr.wasm',
-    'wasm/toolerr.wasm.sha256', 'bin/batch.mjs']) {
+  for (const file of ['LICENSE', 'README.md', 'package.json', 'src/index.js', 'src/index.d.ts', 'src/abi.js', 'src/abi.d.ts',
+    'wasm/toolerr.wasm', 'wasm/toolerr.wasm.sha256', 'bin/batch.mjs']) {
     assert.ok(files.includes(file), `${file} is not packed: ${files.join(' ')}`);
   }
   assert.deepEqual(files.filter((f) => /^(test|scripts|bench|node_modules)\//.test(f)), []);

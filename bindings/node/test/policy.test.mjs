@@ -10,12 +10,13 @@ import { fileURLToPath } from 'node:url';
 
 import { ToolerrError, load } from '../src/index.js';
 import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_MEMORY_MAX_PAGES,
-  INLINE_REQUEST_BYTES,
-  RETIRE_MEMORY_PAGES,
   MEMORY_CHECK_BYTES,
-} from '../src/toolerr.js';
+  POLICY_CALL_TIMEOUT_MS,
+  POLICY_MAX_REQUEST_BYTES,
+  POLICY_MEMORY_MAX_PAGES,
+  POLICY_RETIRE_MEMORY_PAGES,
+} from '../src/abi.js';
+import { INLINE_REQUEST_BYTES } from '../src/toolerr.js';
 
 // policyTable returns the rows of the first table of ABI.md's "## Host policy" section, as cells.
 function policyTable() {
@@ -67,11 +68,12 @@ test('the defaults are the ABI table', async () => {
   try {
     const { limits } = await t.describe();
     assert.deepEqual(policyDefaults(), {
-      memoryMaxPages: DEFAULT_MEMORY_MAX_PAGES,
-      callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+      memoryMaxPages: POLICY_MEMORY_MAX_PAGES,
+      callTimeoutMs: POLICY_CALL_TIMEOUT_MS,
       maxRequestBytes: limits.maxRequestBytes, // the module's, which the binding checks requests against
-      retireMemoryPages: RETIRE_MEMORY_PAGES,
+      retireMemoryPages: POLICY_RETIRE_MEMORY_PAGES,
     });
+    assert.equal(POLICY_MAX_REQUEST_BYTES, limits.maxRequestBytes);
     assert.equal(INLINE_REQUEST_BYTES, 16 << 10, 'the threshold ABI.md names for the worker thread');
   } finally {
     await t.close();

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
+import { ABI_MINOR, EXPORTS, MAX_DEPTH, MAX_REQUEST_BYTES, MAX_VALUES, MODULE_VERSION } from '../src/abi.js';
 import { ABI_MAJOR, load } from '../src/index.js';
 
 const copy = readFileSync(new URL('../wasm/toolerr.wasm', import.meta.url));
@@ -36,6 +37,19 @@ test('load accepts the module with its digest and checks the ABI major', async (
     const info = await toolerr.describe();
     assert.equal(Number(info.abiVersion.split('.')[0]), ABI_MAJOR);
     assert.equal(ABI_MAJOR, 1);
+  } finally {
+    await toolerr.close();
+  }
+});
+
+test('the module is the one abi/abi.json describes (src/abi.js is generated from it)', async () => {
+  const toolerr = await load();
+  try {
+    const info = await toolerr.describe();
+    assert.equal(info.abiVersion, `${ABI_MAJOR}.${ABI_MINOR}`);
+    assert.equal(info.version, MODULE_VERSION);
+    assert.deepEqual(info.exports, EXPORTS);
+    assert.deepEqual(info.limits, { maxRequestBytes: MAX_REQUEST_BYTES, maxDepth: MAX_DEPTH, maxValues: MAX_VALUES });
   } finally {
     await toolerr.close();
   }

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import toolerr
+from toolerr import _abi
 from toolerr._engine import packaged_wasm
 
 
@@ -29,10 +30,25 @@ def test_loaded_module_digest_and_abi() -> None:
     assert "tool_error" in module.exports
 
 
+def test_module_is_the_one_abi_json_describes() -> None:
+    """_abi.py is generated from abi/abi.json: the packaged module reports its version, exports and
+    limits."""
+    description = toolerr.describe()
+    assert description["abiVersion"] == f"{_abi.ABI_MAJOR}.{_abi.ABI_MINOR}"
+    assert description["version"] == _abi.MODULE_VERSION
+    assert tuple(description["exports"]) == _abi.EXPORTS
+    assert description["limits"] == {
+        "maxRequestBytes": _abi.MAX_REQUEST_BYTES,
+        "maxDepth": _abi.MAX_DEPTH,
+        "maxValues": _abi.MAX_VALUES,
+    }
+
+
 def test_package_is_installed_with_its_data() -> None:
     package = Path(toolerr.__file__).parent
     assert (package / "py.typed").is_file()
     assert (package / "toolerr.wasm").is_file()
+    assert (package / "_abi.py").is_file()
 
 
 def test_wrong_digest_is_refused() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import toolerr
-from toolerr import _engine
+from toolerr import _abi, _engine
 
 ABI_MD = Path(__file__).resolve().parents[3] / "abi" / "ABI.md"
 
@@ -57,15 +57,16 @@ def policy_defaults() -> dict[str, int]:
 
 def test_defaults_are_the_abi_table() -> None:
     init = inspect.signature(toolerr.Toolerr.__init__).parameters
-    assert init["memory_max_pages"].default == _engine.DEFAULT_MEMORY_MAX_PAGES
-    assert init["timeout_ms"].default == _engine.DEFAULT_TIMEOUT_MS
+    assert init["memory_max_pages"].default == _abi.POLICY_MEMORY_MAX_PAGES
+    assert init["timeout_ms"].default == _abi.POLICY_CALL_TIMEOUT_MS
     mine = {
-        "memoryMaxPages": _engine.DEFAULT_MEMORY_MAX_PAGES,
-        "callTimeoutMs": _engine.DEFAULT_TIMEOUT_MS,
+        "memoryMaxPages": _abi.POLICY_MEMORY_MAX_PAGES,
+        "callTimeoutMs": _abi.POLICY_CALL_TIMEOUT_MS,
         "maxRequestBytes": toolerr.default().max_request_bytes,  # from the module's describe
-        "retireMemoryPages": _engine.RETIRE_MEMORY_PAGES,
+        "retireMemoryPages": _abi.POLICY_RETIRE_MEMORY_PAGES,
     }
     assert policy_defaults() == mine
+    assert _abi.POLICY_MAX_REQUEST_BYTES == toolerr.default().max_request_bytes
 
 
 def test_a_request_over_the_limit_is_refused_before_the_module() -> None:
@@ -81,7 +82,7 @@ def test_a_request_over_the_limit_is_refused_before_the_module() -> None:
 def test_an_instance_is_retired_by_what_its_memory_grew_to() -> None:
     """Not by the request's size: a 4 MB parse that grows memory little keeps its instance, a
     4 MB required_field that grows it past retireMemoryPages does not."""
-    assert f"is over {_engine.MEMORY_CHECK_BYTES >> 10} KiB" in dict(
+    assert f"is over {_abi.MEMORY_CHECK_BYTES >> 10} KiB" in dict(
         (name.strip("`"), text) for _, name, _, text in policy_table() if name
     )["retireMemoryPages"]
     module = toolerr.Toolerr(max_instances=1)

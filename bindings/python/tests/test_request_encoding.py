@@ -16,7 +16,7 @@ import mcp_types as types
 import pytest
 
 import toolerr
-from toolerr import _engine
+from toolerr import _abi
 
 
 def nested(depth: int, leaf: Any = None) -> Any:
@@ -140,11 +140,11 @@ def test_unencodable_requests_raise_toolerr_errors(
 
 def test_nesting_up_to_the_module_limit_is_sent() -> None:
     # The request object is level 1, so args may nest 255 levels: exactly what the module reads.
-    assert toolerr.validate("a", True, nested(_engine.MAX_DEPTH - 1)) is None
-    raised = refusal(lambda: toolerr.validate("a", True, nested(_engine.MAX_DEPTH)))
+    assert toolerr.validate("a", True, nested(_abi.MAX_DEPTH - 1)) is None
+    raised = refusal(lambda: toolerr.validate("a", True, nested(_abi.MAX_DEPTH)))
     assert raised.code == "INVALID_REQUEST"
     # The module refuses the same depth with the same code.
-    text = "[" * _engine.MAX_DEPTH + "]" * _engine.MAX_DEPTH
+    text = "[" * _abi.MAX_DEPTH + "]" * _abi.MAX_DEPTH
     raw = refusal(lambda: toolerr.default().call("validate", '{"action":"a","schema":true,"args":' + text + "}"))
     assert raw.code == "INVALID_REQUEST"
 

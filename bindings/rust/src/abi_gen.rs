@@ -243,8 +243,8 @@ pub struct Delta {
     pub after: Option<String>,
 }
 
-/// Asks a validation error to tell the model what changed: give deltas, or
-/// lockfile and tools for the module to diff.
+/// What a validation error tells the model about what changed in its tool: the
+/// deltas, or a lockfile and the tools for the module to diff.
 ///
 /// Its Serialize is written by hand (abi.rs): deltas is sent when neither
 /// lockfile nor tools is set, and when it is not empty.

@@ -48,7 +48,8 @@ from ._api import (
     unknown_tool,
     validate,
 )
-from ._engine import ABI_MAJOR, WASI_OUTPUT_VARIABLE, Request, Toolerr, default
+from ._abi import ABI_MAJOR
+from ._engine import WASI_OUTPUT_VARIABLE, Request, Toolerr, default
 from ._errors import ToolerrError
 from ._heal import UnknownToolAnswer, heal
 from ._sdk import SUPPORTED_FASTMCP, SUPPORTED_MCP, FastMCPVersionError, MCPVersionError

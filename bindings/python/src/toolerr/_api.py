@@ -1,6 +1,7 @@
 """The idiomatic API: snake_case keywords in, MCP results and dataclasses out.
 
-Every function builds an ABI request (camelCase fields), calls the module and
+Every function builds an ABI request (camelCase fields, typed by the
+TypedDicts of ``_abi.py``, generated from abi/abi.json), calls the module and
 wraps its response. No rendering, escaping, parsing or number formatting
 happens here: numbers go to the module as JSON numbers and it writes them.
 """
@@ -16,23 +17,50 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar, Un
 
 from mcp_types import CallToolResult, TextContent
 
-from ._engine import MAX_DEPTH, Toolerr, _field, default
+from . import _abi
+from ._abi import (
+    MAX_DEPTH,
+    CheckResultResponse,
+    ContractDiffRequest,
+    ContractLockRequest,
+    DetailValue,
+    Envelope as EnvelopeObject,
+    EscapeRequest,
+    EscapeResponse,
+    ExportName,
+    FormatValidationRequest,
+    InternalErrorRequest,
+    ParseRequest,
+    ParseResponse,
+    RateLimitedRequest,
+    RequiredFieldRequest,
+    ServerBusyRequest,
+    Severity,
+    SimpleErrorRequest,
+    ToolErrorRequest,
+    UnknownToolRequest,
+    ValidateRequest,
+    ValidateResponse,
+)
+from ._engine import Toolerr, _field, default
 from ._errors import ToolerrError
 from ._sdk import check_mcp
 
 if TYPE_CHECKING:
     import pydantic
 
-Severity = Literal["error", "critical", "warning"]
-DetailValue = Union[str, int, float, bool]
-
 
 def _module(module: Toolerr | None) -> Toolerr:
     return module if module is not None else default()
 
 
-def _result(module: Toolerr | None, export: str, request: Mapping[str, Any]) -> CallToolResult:
-    return to_call_tool_result(_module(module).call_json(export, request))
+def _call(module: Toolerr | None, export: ExportName, request: Mapping[str, Any]) -> Any:
+    """The module's decoded response to request, an object of abi/abi.json."""
+    return _module(module).call_json(export, request)
+
+
+def _result(module: Toolerr | None, export: ExportName, request: Mapping[str, Any]) -> CallToolResult:
+    return to_call_tool_result(_call(module, export, request))
 
 
 def to_call_tool_result(response: Mapping[str, Any]) -> CallToolResult:
@@ -59,11 +87,6 @@ def result_text(result: CallToolResult | Mapping[str, Any]) -> str:
             text = get(block, "text")
             return text if isinstance(text, str) else ""
     return ""
-
-
-def _put(request: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None:
-        request[key] = value
 
 
 # --- rendering -------------------------------------------------------------
@@ -97,29 +120,35 @@ def _tool_error_request(
     severity: Any = None,
     details: Any = None,
     retry_after: Any = None,
-) -> dict[str, Any]:
-    request: dict[str, Any] = {"code": code, "message": message}
-    _put(request, "suggestion", suggestion)
-    if available_actions is not None and not isinstance(available_actions, str):
-        available_actions = list(available_actions)
-    _put(request, "availableActions", available_actions)
-    _put(request, "severity", severity)
-    _put(request, "details", details)
-    _put(request, "retryAfter", retry_after)
+) -> ToolErrorRequest:
+    request = ToolErrorRequest(code=code, message=message)
+    if suggestion is not None:
+        request["suggestion"] = suggestion
+    if available_actions is not None:
+        # A str is the module's to refuse.
+        actions: Any = available_actions if isinstance(available_actions, str) else list(available_actions)
+        request["availableActions"] = actions
+    if severity is not None:
+        request["severity"] = severity
+    if details is not None:
+        request["details"] = details
+    if retry_after is not None:
+        request["retryAfter"] = retry_after
     return request
 
 
 def simple_error(message: str, code: str | None = None, *, module: Toolerr | None = None) -> CallToolResult:
     """Render the reference's plain ``error()``: a message and, when given, a
     code attribute."""
-    request: dict[str, Any] = {"message": message}
-    _put(request, "code", code)
+    request = SimpleErrorRequest(message=message)
+    if code is not None:
+        request["code"] = code
     return _result(module, "simple_error", request)
 
 
 def required(field: str, *, module: Toolerr | None = None) -> CallToolResult:
     """Render MISSING_REQUIRED_FIELD for ``field``."""
-    return _result(module, "required_field", {"field": field})
+    return _result(module, "required_field", RequiredFieldRequest(field=field))
 
 
 def internal_error(
@@ -127,10 +156,7 @@ def internal_error(
 ) -> CallToolResult:
     """Render INTERNAL_ERROR for an unmarked failure; its recovery tells the
     model not to blindly retry."""
-    request: dict[str, Any] = {"message": message}
-    _put(request, "tool", tool)
-    _put(request, "action", action)
-    return _result(module, "internal_error", request)
+    return _result(module, "internal_error", _prefixed(message, tool, action))
 
 
 def tool_failure(
@@ -140,10 +166,18 @@ def tool_failure(
     message alone (an SDK's own ``ToolError``), whose words are kept; its
     recovery neither claims an unexpected failure nor invites a retry. The
     message must not be empty."""
-    request: dict[str, Any] = {"message": message}
-    _put(request, "tool", tool)
-    _put(request, "action", action)
-    return _result(module, "tool_failure", request)
+    return _result(module, "tool_failure", _prefixed(message, tool, action))
+
+
+def _prefixed(message: str, tool: str | None, action: str | None) -> InternalErrorRequest:
+    """The request of internal_error, and of tool_failure (the same object):
+    a message the module prefixes with ``[tool/action]``."""
+    request = InternalErrorRequest(message=message)
+    if tool is not None:
+        request["tool"] = tool
+    if action is not None:
+        request["action"] = action
+    return request
 
 
 def unknown_tool(tool: str, tools: Sequence[str], *, module: Toolerr | None = None) -> CallToolResult:
@@ -151,7 +185,7 @@ def unknown_tool(tool: str, tools: Sequence[str], *, module: Toolerr | None = No
     have: ``tools`` are the server's tools in its order, and the module lists
     those closest to the name called first (at most 20)."""
     listed: Any = tools if isinstance(tools, str) else list(tools)  # a str is the module's to refuse
-    return _result(module, "unknown_tool", {"tool": tool, "tools": listed})
+    return _result(module, "unknown_tool", UnknownToolRequest(tool=tool, tools=listed))
 
 
 def rate_limited(
@@ -163,19 +197,21 @@ def rate_limited(
     module: Toolerr | None = None,
 ) -> CallToolResult:
     """Render RATE_LIMITED: at most ``max`` calls per ``window_seconds``."""
-    request: dict[str, Any] = {"max": max, "windowSeconds": window_seconds, "retryAfter": retry_after}
-    _put(request, "key", key)
+    request = RateLimitedRequest(max=max, windowSeconds=window_seconds, retryAfter=retry_after)
+    if key is not None:
+        request["key"] = key
     return _result(module, "rate_limited", request)
 
 
 def server_busy(tool: str, active: float, queued: float, *, module: Toolerr | None = None) -> CallToolResult:
     """Render SERVER_BUSY for a concurrency guard that sheds load."""
-    return _result(module, "server_busy", {"tool": tool, "active": active, "queued": queued})
+    return _result(module, "server_busy", ServerBusyRequest(tool=tool, active=active, queued=queued))
 
 
-def escape(text: str, context: Literal["content", "attribute"] = "content", *, module: Toolerr | None = None) -> str:
+def escape(text: str, context: _abi.EscapeContext = "content", *, module: Toolerr | None = None) -> str:
     """Escape text for an XML element body or a double-quoted attribute."""
-    return str(_module(module).call_json("escape", {"text": text, "context": context})["text"])
+    response: EscapeResponse = _call(module, "escape", EscapeRequest(text=text, context=context))
+    return response["text"]
 
 
 # --- contracts -----------------------------------------------------------------
@@ -236,7 +272,7 @@ def contract_lock(tools: Any, *, module: Toolerr | None = None) -> dict[str, Any
     ``tools`` is a list of ``mcp`` ``Tool`` objects (or their dicts), a
     ``tools/list`` result (``ListToolsResult`` or its dict) or a lockfile.
     Write it with ``json.dump(lock, f, indent=2)``."""
-    return dict(_module(module).call_json("contract_lock", {"tools": _plain("contract_lock", tools, "tools")}))
+    return dict(_call(module, "contract_lock", ContractLockRequest(tools=_plain("contract_lock", tools, "tools"))))
 
 
 def contract_diff(before: Any, after: Any, *, module: Toolerr | None = None) -> dict[str, Any]:
@@ -244,7 +280,8 @@ def contract_diff(before: Any, after: Any, *, module: Toolerr | None = None) -> 
     takes it): ``{"deltas", "maxSeverity", "backwardsCompatible"}``, the
     deltas most severe first. Pass ``contract={"tool": name, "deltas": deltas}``
     to :func:`validate` or :func:`format_validation`."""
-    return dict(_module(module).call_json("contract_diff", {"before": _plain("contract_diff", before, "before"), "after": _plain("contract_diff", after, "after")}))
+    request = ContractDiffRequest(before=_plain("contract_diff", before, "before"), after=_plain("contract_diff", after, "after"))
+    return dict(_call(module, "contract_diff", request))
 
 
 # --- validation --------------------------------------------------------------
@@ -289,10 +326,13 @@ def format_validation(
     includeAllSeverities``; or ``lockfile`` and ``tools`` instead of
     ``deltas``, which the module diffs), whose changes to ``tool`` are
     appended as a ``<contract_awareness>`` block."""
-    request: dict[str, Any] = {"action": action, "issues": _issues(issues)}
-    _put(request, "args", args)
-    _put(request, "dialect", dialect)
-    _put(request, "contract", _plain("format_validation", contract, "contract"))
+    request = FormatValidationRequest(action=action, issues=_issues(issues))
+    if args is not None:
+        request["args"] = args
+    if dialect is not None:
+        request["dialect"] = dialect
+    if contract is not None:
+        request["contract"] = _plain("format_validation", contract, "contract")
     return _result(module, "format_validation", request)
 
 
@@ -308,10 +348,11 @@ def validate(
     they are valid, else the ``<validation_error>`` result to send back;
     ``contract`` (``{"tool", "deltas"}`` or ``{"tool", "lockfile", "tools"}``,
     as for :func:`format_validation`) adds what changed to the tool."""
-    request: dict[str, Any] = {"action": action, "schema": schema, "args": args}
-    _put(request, "contract", _plain("validate", contract, "contract"))
-    response = _module(module).call_json("validate", request)
-    if response.get("valid"):
+    request = ValidateRequest(action=action, schema=schema, args=args)
+    if contract is not None:
+        request["contract"] = _plain("validate", contract, "contract")
+    response: ValidateResponse = _call(module, "validate", request)
+    if response["valid"]:
         return None
     return to_call_tool_result(response["result"])
 
@@ -360,14 +401,14 @@ class ValidationErrorEnvelope:
 Envelope = Union[ToolErrorEnvelope, ValidationErrorEnvelope]
 
 
-def _result_request(result: Any) -> dict[str, Any]:
+def _result_request(result: Any) -> _abi.CallToolResult:
     """The ABI CallToolResult of an ``mcp`` result (or of its dict form):
     its text blocks and isError."""
     if isinstance(result, Mapping):
         content = result.get("content") or []
         is_error = result.get("isError", result.get("is_error", False))
         blocks = [b for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
-        texts = [b.get("text") for b in blocks]
+        texts: list[Any] = [b.get("text") for b in blocks]  # not a str: the module's to refuse
     else:
         content = getattr(result, "content", None) or []
         is_error = getattr(result, "is_error", False)
@@ -379,18 +420,19 @@ def parse(text_or_result: Any, *, module: Toolerr | None = None) -> Envelope | N
     """Read the first envelope in a text or in a CallToolResult's text
     blocks; None when there is none."""
     if isinstance(text_or_result, str):
-        request: dict[str, Any] = {"text": text_or_result}
+        request = ParseRequest(text=text_or_result)
     else:
-        request = {"result": _result_request(text_or_result)}
-    envelope = _module(module).call_json("parse", request)["envelope"]
+        request = ParseRequest(result=_result_request(text_or_result))
+    response: ParseResponse = _call(module, "parse", request)
+    envelope = response["envelope"]
     if envelope is None:
         return None
     if envelope["kind"] == "tool_error":
-        return ToolErrorEnvelope(is_error=envelope["isError"], raw=envelope, **_tool_error_members(envelope))
-    return ValidationErrorEnvelope(raw=envelope, **_validation_members(envelope))
+        return ToolErrorEnvelope(is_error=envelope["isError"], raw=dict(envelope), **_tool_error_members(envelope))
+    return ValidationErrorEnvelope(raw=dict(envelope), **_validation_members(envelope))
 
 
-def _tool_error_members(answer: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_error_members(answer: EnvelopeObject) -> dict[str, Any]:
     """The tool error members of a parse or check_result answer, as keywords."""
     return {
         "code": answer["code"],
@@ -403,7 +445,7 @@ def _tool_error_members(answer: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _validation_members(answer: Mapping[str, Any]) -> dict[str, Any]:
+def _validation_members(answer: EnvelopeObject) -> dict[str, Any]:
     """The validation error members of a parse or check_result answer, as keywords."""
     return {
         "action": answer["action"],
@@ -435,7 +477,7 @@ class ToolErrorException(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self._request = _tool_error_request(
+        self._request: ToolErrorRequest = _tool_error_request(
             code, message, suggestion, available_actions, severity, details, retry_after
         )
 
@@ -614,7 +656,8 @@ def check_result(result: Any, *, module: Toolerr | None = None) -> Any:
     ``check_result`` projects it (a tool error's own code and message;
     VALIDATION_ERROR for a validation error; UNKNOWN and the first text
     block when there is no envelope)."""
-    projected = _module(module).call_json("check_result", {"result": _result_request(result)})["clientError"]
+    response: CheckResultResponse = _call(module, "check_result", {"result": _result_request(result)})
+    projected = response["clientError"]
     if projected is None:
         return result
     members = _tool_error_members(projected) | _validation_members(projected)

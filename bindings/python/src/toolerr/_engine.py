@@ -29,25 +29,19 @@ os.environ.setdefault(LIB_BACKTRACE_VARIABLE, "0")
 import extism  # type: ignore[import-untyped]  # noqa: E402 (after the variable above)
 from extism.extism import CompiledPlugin  # type: ignore[import-untyped]  # noqa: E402 (compiled once, instantiated per concurrent call)
 
+# The names and numbers of the ABI, the defaults of its host policy (abi/ABI.md, "Host policy")
+# included, come from _abi.py, generated from abi/abi.json: every toolerr host (Go, Node, Python,
+# Rust) applies the same.
+from ._abi import (
+    ABI_MAJOR,
+    MAX_DEPTH,
+    MEMORY_CHECK_BYTES,
+    POLICY_CALL_TIMEOUT_MS,
+    POLICY_MAX_REQUEST_BYTES,
+    POLICY_MEMORY_MAX_PAGES,
+    POLICY_RETIRE_MEMORY_PAGES,
+)
 from ._errors import ToolerrError
-
-#: The ABI major this binding speaks; a module reporting another is refused.
-ABI_MAJOR = 1
-
-# The host policy of abi/ABI.md ("Host policy"): every toolerr host (Go, Node, Python, Rust)
-# applies it with these defaults; tests/test_policy.py checks them against that table.
-
-#: Linear memory per instance, in 64 KiB pages: 512 MiB. A call that needs more traps.
-DEFAULT_MEMORY_MAX_PAGES = 8192
-#: Time per call, in milliseconds; the runtime interrupts a call still running then.
-DEFAULT_TIMEOUT_MS = 10_000
-#: An instance whose linear memory grew past 1024 pages (64 MiB) is retired after the call:
-#: linear memory never shrinks, and a heap grown near the cap fails calls a fresh one serves.
-RETIRE_MEMORY_PAGES = 1024
-#: After a call whose request or response is over 64 KiB, the instance is asked its memory.
-MEMORY_CHECK_BYTES = 64 << 10
-#: The deepest nesting of arrays and objects a request may have (the module's maxDepth).
-MAX_DEPTH = 256
 
 #: Set, it makes the Extism runtime write plugin stdout/stderr to the
 #: process's own, which in a stdio MCP server carries the protocol.
@@ -266,8 +260,8 @@ class Toolerr:
     calls wait. Each instance's memory is capped at ``memory_max_pages`` and
     each call at ``timeout_ms`` (the host policy of abi/ABI.md). An instance
     that traps or times out is dropped, and so is one whose memory grew past
-    ``RETIRE_MEMORY_PAGES`` (asked after a call whose request or response is
-    over ``MEMORY_CHECK_BYTES``).
+    ``POLICY_RETIRE_MEMORY_PAGES`` (asked after a call whose request or
+    response is over ``MEMORY_CHECK_BYTES``).
 
     Loading refuses bytes whose sha256 differs from the recorded digest, a
     module whose ABI major is not 1, and a process where
@@ -281,8 +275,8 @@ class Toolerr:
         sha256: str | None = None,
         *,
         max_instances: int | None = None,
-        memory_max_pages: int = DEFAULT_MEMORY_MAX_PAGES,
-        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        memory_max_pages: int = POLICY_MEMORY_MAX_PAGES,
+        timeout_ms: int = POLICY_CALL_TIMEOUT_MS,
     ) -> None:
         if wasm is None:
             wasm, recorded = packaged_wasm()
@@ -313,7 +307,7 @@ class Toolerr:
         self._closed = False
         # Until describe has answered, only describe may be called.
         self.exports: tuple[str, ...] = ("describe",)
-        self.max_request_bytes = 4 * 1024 * 1024
+        self.max_request_bytes: int = POLICY_MAX_REQUEST_BYTES
         self.description: dict[str, Any] = self.call_json("describe", {})
         version = str(self.description.get("abiVersion", ""))
         major = version.split(".", 1)[0]
@@ -424,8 +418,8 @@ class Toolerr:
     def _settle(self, instance: _Instance, size: int) -> None:
         """Return a healthy instance to the pool, or retire it when the call
         (whose larger of request and response is size bytes) grew its memory
-        past RETIRE_MEMORY_PAGES."""
-        if size > MEMORY_CHECK_BYTES and instance.memory_pages() > RETIRE_MEMORY_PAGES:
+        past POLICY_RETIRE_MEMORY_PAGES."""
+        if size > MEMORY_CHECK_BYTES and instance.memory_pages() > POLICY_RETIRE_MEMORY_PAGES:
             self._discard(instance)
         else:
             self._release(instance)

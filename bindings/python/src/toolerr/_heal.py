@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from mcp_types import CallToolResult
 
+from ._abi import ExportName
 from ._api import (
     ToolErrorException,
     format_validation,
@@ -226,7 +227,7 @@ def heal(
 
 
 #: One small request of each export a healed failure (or the stdio gate) calls.
-_WARM_UP: tuple[tuple[str, Any], ...] = (
+_WARM_UP: tuple[tuple[ExportName, Any], ...] = (
     ("format_validation", {"action": "t", "dialect": "pydantic", "args": {"a": 1}, "issues": [
         {"type": "string_type", "loc": ["a"], "msg": "Input should be a valid string", "input": 1}]}),
     ("tool_error", {"code": "NOT_FOUND", "message": "m", "availableActions": ["t"], "details": {"k": "v"}}),

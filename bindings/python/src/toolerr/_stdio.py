@@ -28,14 +28,12 @@ from typing import IO, Any, Literal
 import anyio
 import anyio.to_thread
 
+from ._abi import GATE_HEAD_BYTES, GateResponse, GateVerdict as Verdict
 from ._engine import Toolerr, default, encode_request
 
 __all__ = ["GATE_HEAD_BYTES", "GateVerdict", "arguments_too_large", "gate", "gated_stdio"]
 
 logger = logging.getLogger("toolerr")
-
-#: How much of a line over the request limit the gate reads: its first 64 KiB.
-GATE_HEAD_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class GateVerdict:
     (hand on ``line`` instead), ``answer`` (write ``response`` and a line
     feed back to the client instead) or ``ignore`` (``reason`` says why)."""
 
-    verdict: Literal["pass", "rewrite", "answer", "ignore"]
+    verdict: Verdict
     line: str | None = None
     response: str | None = None
     reason: str | None = None
@@ -58,7 +56,7 @@ def _gate_head(module: Toolerr, total: int, head: bytes) -> GateVerdict:
     request = head
     if total > module.max_request_bytes:
         request = b"%d\n" % total + head[:GATE_HEAD_BYTES]
-    answer = module.call_json("gate", request)
+    answer: GateResponse = module.call_json("gate", request)
     return GateVerdict(
         verdict=answer["verdict"],
         line=answer.get("line"),

@@ -5,8 +5,8 @@ package io.github.toolerr.abi;
 import java.util.List;
 
 /**
- * Contract is asks a validation error to tell the model what changed: give deltas, or lockfile and
- * tools for the module to diff. The module refuses a member it does not know.
+ * Contract is what a validation error tells the model about what changed in its tool: the deltas,
+ * or a lockfile and the tools for the module to diff. The module refuses a member it does not know.
  *
  * @param tool required
  * @param action optional (null: absent)
