@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolerr/toolerr/host/relay"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // The server side over Streamable HTTP (Upstream), in front of the Go MCP
@@ -153,7 +154,7 @@ func (u *upstreamServer) sawHeader(name, value string) bool {
 func startUpstream(t *testing.T, opts relay.Options, uopts relay.UpstreamOptions) *session {
 	t.Helper()
 	clientSide, relaySide := newPair()
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	opts.Host, opts.Log, opts.Name, opts.Restart = nativeHost(t), log, uopts.URL, true
 	uopts.Log = log
 	opts.Start = func(context.Context) (relay.Server, error) { return relay.Upstream(uopts), nil }
@@ -341,7 +342,7 @@ func TestUpstream_SessionEnded(t *testing.T) {
 func TestUpstream_BothSidesHTTP(t *testing.T) {
 	for _, withToken := range []bool{false, true} {
 		up := newUpstreamServer(t)
-		opts := relay.HTTPOptions{PassAuthorization: true, Log: &syncBuffer{}}
+		opts := relay.HTTPOptions{PassAuthorization: true, Log: &testutil.SyncBuffer{}}
 		if withToken {
 			opts.AuthToken = "proxy-token"
 		}

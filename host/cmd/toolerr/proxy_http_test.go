@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // `toolerr proxy --listen` and `--upstream`, as built, with real clients
@@ -43,31 +45,13 @@ func needRealServers(t *testing.T) (everything string) {
 	return abs
 }
 
-// lockedBuffer is a proxy's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 var servingAt = regexp.MustCompile(`serving MCP at (http://\S+)`)
 
 // proxyProc is a running `toolerr proxy --listen`.
 type proxyProc struct {
 	url    string
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	exited chan struct{}
 	status int // once exited is closed
 }
@@ -79,7 +63,7 @@ func (p *proxyProc) pid() int { return p.cmd.Process.Pid }
 func listening(t *testing.T, args ...string) *proxyProc {
 	t.Helper()
 	toolerr, _ := binaries(t)
-	p := &proxyProc{stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &proxyProc{stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(toolerr, append([]string{"proxy", "--listen", "127.0.0.1:0", "--cache", filepath.Join(binDir, "cache")}, args...)...)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -275,21 +259,14 @@ func everythingHTTP(t *testing.T, everything string) string {
 	ln.Close()
 	cmd := exec.Command("node", everything, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
-	out := &lockedBuffer{}
+	out := &testutil.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		testutil.WaitOrKill(cmd, 10*time.Second)
 	})
 	waitUntil(t, "server-everything listens", 30*time.Second, func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
@@ -312,7 +289,7 @@ func TestProxyHTTP_UpstreamEverything(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		toolerr, _ := binaries(t)
 		cmd := exec.Command(toolerr, "proxy", "--upstream", upstream, "--cache", filepath.Join(binDir, "cache"))
-		stderr := &lockedBuffer{}
+		stderr := &testutil.SyncBuffer{}
 		cmd.Stderr = stderr
 		var mu sync.Mutex
 		var progress []float64
@@ -605,7 +582,7 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 
 	toolerr, _ := binaries(t)
 	cmd := exec.Command(toolerr, "proxy", "--upstream", "http://"+addr+"/mcp", "--call-timeout", "500ms", "--cache", filepath.Join(binDir, "cache"))
-	stderr := &lockedBuffer{}
+	stderr := &testutil.SyncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

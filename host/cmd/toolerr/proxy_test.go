@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 var (
@@ -50,12 +51,12 @@ func (e *buildFailure) Error() string { return "go build " + e.pkg + ": " + e.ou
 
 // proxied starts `toolerr proxy FLAGS -- plainserver` and connects the Go
 // SDK's client to it; the returned command reports the proxy's exit.
-func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *testutil.SyncBuffer) {
 	t.Helper()
 	toolerr, plain := binaries(t)
 	args := append([]string{"proxy", "--cache", filepath.Join(binDir, "cache")}, flags...)
 	cmd := exec.Command(toolerr, append(args, "--", plain)...)
-	var stderr lockedBuffer // written by the process's copying goroutine while the test reads it
+	var stderr testutil.SyncBuffer // written by the process's copying goroutine while the test reads it
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
