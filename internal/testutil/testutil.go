@@ -1,18 +1,23 @@
 // Package testutil holds the helpers that the Go tests and test programs
 // of several packages share (host, host/relay, host/cmd/toolerr, tests/...):
 // a log buffer a process writes while the test reads it, stopping a child
-// process, and reading the test data's JSON files strictly.
+// process, reading the test data's JSON files strictly, and calling a tool
+// with the Go SDK's client.
 package testutil
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // SyncBuffer is a bytes.Buffer that one goroutine may write while another
@@ -74,4 +79,23 @@ func ReadJSONFile(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// CallText calls tool with args (JSON text) on cs and returns the text of
+// its answer, which must be one text block, and isError; an error of the
+// call itself fails the test.
+func CallText(t testing.TB, cs *mcp.ClientSession, tool, args string) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s %s: %d content blocks", tool, args, len(res.Content))
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s %s: a %T block", tool, args, res.Content[0])
+	}
+	return text.Text, res.IsError
 }

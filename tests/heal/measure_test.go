@@ -6,29 +6,22 @@ import "testing"
 // its own, not as a part of a longer one.
 func TestMeasure_WordAndNumber(t *testing.T) {
 	for _, c := range []struct {
-		text, s string
-		number  bool
-		want    bool
+		stated        func(text, s string) bool
+		s             string
+		alone, inside []string // texts where s stands alone, and where it does not
 	}{
-		{"the id field", "id", false, true},
-		{"id", "id", false, true},
-		{"the ids", "id", false, false},
-		{"user_id and x-id", "id", false, false},
-		{"user_id, then id", "id", false, true},
-		{"", "id", false, false},
-		{"Must be >= 6.", "6", true, true},
-		{"6", "6", true, true},
-		{"60", "6", true, false},
-		{"6.5", "6", true, false},
-		{"1.6", "6", true, false},
-		{"16, then 6.", "6", true, true},
+		{word, "id", []string{"the id field", "id", "user_id, then id"}, []string{"the ids", "user_id and x-id", ""}},
+		{numberIn, "6", []string{"Must be >= 6.", "6", "16, then 6."}, []string{"60", "6.5", "1.6"}},
 	} {
-		got := word(c.text, c.s)
-		if c.number {
-			got = numberIn(c.text, c.s)
+		for _, text := range c.alone {
+			if !c.stated(text, c.s) {
+				t.Errorf("%q is not found alone in %q", c.s, text)
+			}
 		}
-		if got != c.want {
-			t.Errorf("%q in %q (number %v): %v, want %v", c.s, c.text, c.number, got, c.want)
+		for _, text := range c.inside {
+			if c.stated(text, c.s) {
+				t.Errorf("%q is found alone in %q", c.s, text)
+			}
 		}
 	}
 }

@@ -455,7 +455,7 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 	}
 	a, b := connect(), connect()
 	waitUntil(t, "two servers", 20*time.Second, func() bool { return len(children(pid)) == 2 })
-	got, _ := callTool(t, a, "fault.crash", `{}`)
+	got, _ := testutil.CallText(t, a, "fault.crash", `{}`)
 	if !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("the crashing call: %s", got)
 	}
@@ -467,11 +467,11 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 		_, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "orders.fail", Arguments: map[string]any{}})
 		return err != nil
 	})
-	if got, _ := callTool(t, b, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+	if got, _ := testutil.CallText(t, b, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
 		t.Errorf("the other session: %s", got)
 	}
 	c := connect()
-	if got, _ := callTool(t, c, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
+	if got, _ := testutil.CallText(t, c, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
 		t.Errorf("a new session: %s", got)
 	}
 	left := children(pid)
@@ -592,23 +592,23 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 	}
 	defer cs.Close()
 
-	if got, isError := callTool(t, cs, "hang", `{}`); !isError || !strings.HasPrefix(got, "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"hang\" did not answer within 500ms.</message>") {
+	if got, isError := testutil.CallText(t, cs, "hang", `{}`); !isError || !strings.HasPrefix(got, "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"hang\" did not answer within 500ms.</message>") {
 		t.Errorf("slower than --call-timeout: %s", got)
 	}
-	if got, _ := callTool(t, cs, "drop", `{}`); !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
+	if got, _ := testutil.CallText(t, cs, "drop", `{}`); !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("a call whose stream drops: %s", got)
 	}
-	if got, _ := callTool(t, cs, "echo", `{"message":"after the drop"}`); got != "echo: after the drop" {
+	if got, _ := testutil.CallText(t, cs, "echo", `{"message":"after the drop"}`); got != "echo: after the drop" {
 		t.Errorf("after the drop: %s", got)
 	}
 	down()
 	want := "<tool_error code=\"HANDOFF_UPSTREAM_UNAVAILABLE\" severity=\"error\">\n<message>The server behind tool \"echo\" could not be reached, or dropped the call before answering; the call may or may not have taken effect.</message>\n<recovery>Check whether the call took effect before calling again; if the server stays unreachable, tell the user.</recovery>\n</tool_error>"
-	if got, isError := callTool(t, cs, "echo", `{"message":"while down"}`); got != want || !isError {
+	if got, isError := testutil.CallText(t, cs, "echo", `{"message":"while down"}`); got != want || !isError {
 		t.Errorf("the upstream down: %s", got)
 	}
 	serveAt(addr)
 	waitUntil(t, "the upstream serves again", 20*time.Second, func() bool {
-		got, _ := callTool(t, cs, "echo", `{"message":"back"}`)
+		got, _ := testutil.CallText(t, cs, "echo", `{"message":"back"}`)
 		return got == "echo: back"
 	})
 }
