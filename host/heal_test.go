@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 type healInput struct {
@@ -38,18 +39,6 @@ func healedSession(t *testing.T, h *host.Host, add func(*mcp.Server)) *mcp.Clien
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-func callText(t *testing.T, cs *mcp.ClientSession, tool, args string) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("%s %s: %v", tool, args, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s %s: %d content blocks", tool, args, len(res.Content))
-	}
-	return res.Content[0].(*mcp.TextContent).Text, res.IsError
 }
 
 // mustText is the text of a rendered result; it panics on a refused
@@ -118,7 +107,7 @@ func TestHeal_TypedAddTool(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, isError := callText(t, cs, "get", tc.args)
+			got, isError := testutil.CallText(t, cs, "get", tc.args)
 			if got != tc.want || isError != tc.isError {
 				t.Errorf("got isError=%v\n%s\nwant isError=%v\n%s", isError, got, tc.isError, tc.want)
 			}
@@ -145,14 +134,14 @@ func TestHeal_RawAddTool(t *testing.T) {
 	if err != nil || r == nil {
 		t.Fatal(r, err)
 	}
-	if got, isError := callText(t, cs, "raw", `{"n":0}`); got != r.Text() || !isError {
+	if got, isError := testutil.CallText(t, cs, "raw", `{"n":0}`); got != r.Text() || !isError {
 		t.Errorf("invalid arguments: got\n%s\nwant\n%s", got, r.Text())
 	}
-	if got, _ := callText(t, cs, "raw", `{"n":2}`); got != mustText(h.InternalError(ctx, abi.InternalErrorRequest{Message: "backend down", Tool: "raw"})) {
+	if got, _ := testutil.CallText(t, cs, "raw", `{"n":2}`); got != mustText(h.InternalError(ctx, abi.InternalErrorRequest{Message: "backend down", Tool: "raw"})) {
 		t.Errorf("returned error: got\n%s", got)
 	}
 	// A result the handler built itself is its own business.
-	if got, isError := callText(t, cs, "raw", `{"n":1}`); got != "plain failure" || !isError {
+	if got, isError := testutil.CallText(t, cs, "raw", `{"n":1}`); got != "plain failure" || !isError {
 		t.Errorf("handler's own result: got isError=%v %q", isError, got)
 	}
 }
@@ -176,10 +165,10 @@ func TestHeal_UnknownTool(t *testing.T) {
 	if !strings.Contains(want, "<available_actions>billing.get_invoice, billing.list_invoices</available_actions>") {
 		t.Fatalf("the envelope to expect: %s", want)
 	}
-	if got, isError := callText(t, cs, "get_invoice", `{}`); got != want || !isError {
+	if got, isError := testutil.CallText(t, cs, "get_invoice", `{}`); got != want || !isError {
 		t.Errorf("unknown tool: got isError=%v\n%s\nwant\n%s", isError, got, want)
 	}
-	if got, isError := callText(t, cs, "billing.get_invoice", `{}`); got != "ok" || isError {
+	if got, isError := testutil.CallText(t, cs, "billing.get_invoice", `{}`); got != "ok" || isError {
 		t.Errorf("a tool that exists: got isError=%v %q", isError, got)
 	}
 
@@ -212,7 +201,7 @@ func TestHeal_SDKRefusalIsAValidationError(t *testing.T) {
 			return nil, nil, nil
 		})
 	})
-	got, isError := callText(t, cs, "loose", `{"id":5}`)
+	got, isError := testutil.CallText(t, cs, "loose", `{"id":5}`)
 	if !isError || !strings.HasPrefix(got, `<validation_error action="loose">`+"\n"+`<field name="(root)">`) {
 		t.Errorf("got isError=%v\n%s", isError, got)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/internal/testutil"
 	"github.com/toolerr/toolerr/tests/vectors"
 )
 
@@ -78,25 +78,8 @@ type session struct {
 	t      *testing.T
 	client *io.PipeWriter
 	lines  chan string
-	log    *syncBuffer
+	log    *testutil.SyncBuffer
 	done   chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func serveGated(t *testing.T, h *host.Host) *session {
@@ -119,7 +102,7 @@ func serveGated(t *testing.T, h *host.Host) *session {
 	})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &session{t: t, client: inW, lines: make(chan string, 16), log: &syncBuffer{}, done: make(chan error, 1)}
+	s := &session{t: t, client: inW, lines: make(chan string, 16), log: &testutil.SyncBuffer{}, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { s.done <- server.Run(ctx, &host.GatedTransport{Host: h, In: inR, Out: outW, Log: s.log}) }()
 	go func() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host/relay"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // The client side over Streamable HTTP (HTTPHandler), with in-memory
@@ -28,14 +29,14 @@ type httpProxy struct {
 	t       *testing.T
 	srv     *httptest.Server
 	h       *relay.HTTPHandler
-	log     *syncBuffer
+	log     *testutil.SyncBuffer
 	mu      sync.Mutex
 	servers []*fakeServer
 }
 
 func newHTTPProxy(t *testing.T, opts relay.HTTPOptions, ropts relay.Options, handle func(*fakeServer, map[string]json.RawMessage, []byte) string) *httpProxy {
 	t.Helper()
-	p := &httpProxy{t: t, log: &syncBuffer{}}
+	p := &httpProxy{t: t, log: &testutil.SyncBuffer{}}
 	opts.Log = p.log
 	opts.Session = func(id string, _ func() http.Header) relay.Options {
 		o := ropts

@@ -379,8 +379,14 @@ func (r *Relay) answerError(id []byte, code int, message string) {
 // answerEnvelope answers a tools/call with a rendered tool error.
 func (r *Relay) answerEnvelope(id []byte, b *host.ErrorBuilder) {
 	res, err := b.Render(context.Background(), r.h)
+	r.answerRendered(id, "an envelope", res, err)
+}
+
+// answerRendered answers a tools/call with res, an envelope the module
+// rendered, or with an internal error when rendering what failed (err).
+func (r *Relay) answerRendered(id []byte, what string, res *abi.CallToolResult, err error) {
 	if err != nil {
-		r.logf("rendering an envelope: %v", err)
+		r.logf("rendering %s: %v", what, err)
 		r.answerError(id, codeInternal, "The proxy could not render its answer.")
 		return
 	}

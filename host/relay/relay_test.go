@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
 	"github.com/toolerr/toolerr/host/relay"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // chanConn is one end of an in-memory message stream.
@@ -162,26 +162,9 @@ type session struct {
 	t      *testing.T
 	client *chanConn
 	server *fakeServer
-	log    *syncBuffer
+	log    *testutil.SyncBuffer
 	done   chan int
 	msgs   chan []byte
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 var (
@@ -202,7 +185,7 @@ func nativeHost(t *testing.T) *host.Host {
 func start(t *testing.T, opts relay.Options, servers ...*fakeServer) *session {
 	t.Helper()
 	clientSide, relaySide := newPair()
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	next := 0
 	var mu sync.Mutex
 	opts.Host, opts.Log, opts.Name = nativeHost(t), log, "fake"
@@ -223,7 +206,7 @@ func start(t *testing.T, opts relay.Options, servers ...*fakeServer) *session {
 
 // run runs a relay with opts between relaySide and a test session on
 // clientSide, whose messages the session collects.
-func run(t *testing.T, opts relay.Options, clientSide, relaySide *chanConn, log *syncBuffer) *session {
+func run(t *testing.T, opts relay.Options, clientSide, relaySide *chanConn, log *testutil.SyncBuffer) *session {
 	s := &session{t: t, client: clientSide, log: log, done: make(chan int, 1), msgs: make(chan []byte, 4096)}
 	go func() { s.done <- relay.New(opts).Run(context.Background(), relaySide) }()
 	go func() {

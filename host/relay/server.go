@@ -216,13 +216,7 @@ func (r *Relay) unlisted(tool string) ([]string, bool) {
 // the UNKNOWN_ACTION envelope.
 func (r *Relay) answerUnknownTool(id []byte, tool string, tools []string) {
 	res, err := r.h.UnknownTool(context.Background(), abi.UnknownToolRequest{Tool: tool, Tools: tools})
-	if err != nil {
-		r.logf("rendering an unknown tool's envelope: %v", err)
-		r.answerError(id, codeInternal, "The proxy could not render its answer.")
-		return
-	}
-	out, _ := json.Marshal(res)
-	r.answerResult(id, out)
+	r.answerRendered(id, "an unknown tool's envelope", res, err)
 }
 
 // timeoutEnvelope is the envelope of a call the server did not answer in

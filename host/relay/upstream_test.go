@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolerr/toolerr/host/relay"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // The server side over Streamable HTTP (Upstream), in front of the Go MCP
@@ -153,7 +154,7 @@ func (u *upstreamServer) sawHeader(name, value string) bool {
 func startUpstream(t *testing.T, opts relay.Options, uopts relay.UpstreamOptions) *session {
 	t.Helper()
 	clientSide, relaySide := newPair()
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	opts.Host, opts.Log, opts.Name, opts.Restart = nativeHost(t), log, uopts.URL, true
 	uopts.Log = log
 	opts.Start = func(context.Context) (relay.Server, error) { return relay.Upstream(uopts), nil }
@@ -202,20 +203,35 @@ func (s *session) initUpstream() {
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
-func TestUpstream_Session(t *testing.T) {
+// initialized starts an upstream server and a relay in front of it
+// (uopts.URL is the server's), and initializes the session.
+func initialized(t *testing.T, opts relay.Options, uopts relay.UpstreamOptions) (*upstreamServer, *session) {
+	t.Helper()
 	up := newUpstreamServer(t)
-	s := startUpstream(t, relay.Options{}, relay.UpstreamOptions{URL: up.url(), Header: http.Header{"X-Proxy-Key": {"k1"}}})
+	uopts.URL = up.url()
+	s := startUpstream(t, opts, uopts)
 	s.initUpstream()
+	return up, s
+}
+
+// callTool sends a tools/call and returns the text of its answer and
+// isError.
+func (s *session) callTool(id, tool, args string) (string, bool) {
+	s.t.Helper()
+	s.send(call(id, tool, args))
+	return resultText(s.t, s.await(id, nil))
+}
+
+func TestUpstream_Session(t *testing.T) {
+	up, s := initialized(t, relay.Options{}, relay.UpstreamOptions{Header: http.Header{"X-Proxy-Key": {"k1"}}})
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if got := s.await("1", nil); !strings.Contains(string(got["result"]), `"name":"echo"`) {
 		t.Errorf("tools/list: %s", got["result"])
 	}
-	s.send(call("2", "echo", `{"message":"hi"}`))
-	if text, _ := resultText(t, s.await("2", nil)); text != "echo: hi" {
+	if text, _ := s.callTool("2", "echo", `{"message":"hi"}`); text != "echo: hi" {
 		t.Errorf("a valid call: %s", text)
 	}
-	s.send(call("3", "echo", `{"message":5}`))
-	if text, isError := resultText(t, s.await("3", nil)); !isError || !strings.HasPrefix(text, `<validation_error action="echo">`) {
+	if text, isError := s.callTool("3", "echo", `{"message":5}`); !isError || !strings.HasPrefix(text, `<validation_error action="echo">`) {
 		t.Errorf("invalid arguments: %s", text)
 	}
 	var others []string
@@ -223,8 +239,7 @@ func TestUpstream_Session(t *testing.T) {
 	if text, _ := resultText(t, s.await("4", &others)); text != "done" || len(others) != 2 || !strings.Contains(others[0], `"method":"notifications/progress"`) {
 		t.Errorf("progress: %s, before it %q", text, others)
 	}
-	s.send(call("5", "sample", `{}`))
-	if text, _ := resultText(t, s.await("5", nil)); text != "sampled: hello" {
+	if text, _ := s.callTool("5", "sample", `{}`); text != "sampled: hello" {
 		t.Errorf("sampling: %s", text)
 	}
 	// What the server sends on its own comes on the GET stream.
@@ -256,8 +271,7 @@ func TestUpstream_Down(t *testing.T) {
 	if got := s.await("0", nil); !strings.Contains(string(got["error"]), `"code":-32603`) {
 		t.Errorf("initialize with the upstream down: %s %s", got["error"], got["result"])
 	}
-	s.send(call("1", "echo", `{"message":"hi"}`))
-	if text, _ := resultText(t, s.await("1", nil)); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
+	if text, _ := s.callTool("1", "echo", `{"message":"hi"}`); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("a call with the upstream down: %s", text)
 	}
 	up.up(addr)
@@ -272,8 +286,7 @@ func TestUpstream_Down(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	s.send(call("3", "echo", `{"message":"back"}`))
-	if text, _ := resultText(t, s.await("3", nil)); text != "echo: back" {
+	if text, _ := s.callTool("3", "echo", `{"message":"back"}`); text != "echo: back" {
 		t.Errorf("after the upstream came back: %s", text)
 	}
 }
@@ -281,15 +294,11 @@ func TestUpstream_Down(t *testing.T) {
 // TestUpstream_DropsMidCall: a call whose stream drops gets
 // HANDOFF_UPSTREAM_UNAVAILABLE; the session serves on.
 func TestUpstream_DropsMidCall(t *testing.T) {
-	up := newUpstreamServer(t)
-	s := startUpstream(t, relay.Options{}, relay.UpstreamOptions{URL: up.url()})
-	s.initUpstream()
-	s.send(call("1", "drop", `{}`))
-	if text, _ := resultText(t, s.await("1", nil)); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) || !strings.Contains(text, "could not be reached, or dropped the call") {
+	_, s := initialized(t, relay.Options{}, relay.UpstreamOptions{})
+	if text, _ := s.callTool("1", "drop", `{}`); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) || !strings.Contains(text, "could not be reached, or dropped the call") {
 		t.Errorf("the dropped call: %s", text)
 	}
-	s.send(call("2", "echo", `{"message":"still"}`))
-	if text, _ := resultText(t, s.await("2", nil)); text != "echo: still" {
+	if text, _ := s.callTool("2", "echo", `{"message":"still"}`); text != "echo: still" {
 		t.Errorf("after the drop: %s", text)
 	}
 }
@@ -297,16 +306,12 @@ func TestUpstream_DropsMidCall(t *testing.T) {
 // TestUpstream_Slow: no answer within the call timeout is TIMEOUT, and the
 // upstream is told to stop.
 func TestUpstream_Slow(t *testing.T) {
-	up := newUpstreamServer(t)
-	s := startUpstream(t, relay.Options{CallTimeout: 300 * time.Millisecond}, relay.UpstreamOptions{URL: up.url()})
-	s.initUpstream()
-	s.send(call("1", "hang", `{}`))
-	if text, _ := resultText(t, s.await("1", nil)); !strings.HasPrefix(text, `<tool_error code="TIMEOUT"`) {
+	up, s := initialized(t, relay.Options{CallTimeout: 300 * time.Millisecond}, relay.UpstreamOptions{})
+	if text, _ := s.callTool("1", "hang", `{}`); !strings.HasPrefix(text, `<tool_error code="TIMEOUT"`) {
 		t.Errorf("a slow call: %s", text)
 	}
 	waitFor(t, "the upstream's call cancelled", func() bool { return up.cancelled.Load() == 1 })
-	s.send(call("2", "echo", `{"message":"next"}`))
-	if text, _ := resultText(t, s.await("2", nil)); text != "echo: next" {
+	if text, _ := s.callTool("2", "echo", `{"message":"next"}`); text != "echo: next" {
 		t.Errorf("after the timeout: %s", text)
 	}
 }
@@ -314,13 +319,10 @@ func TestUpstream_Slow(t *testing.T) {
 // TestUpstream_SessionEnded: an upstream that forgets the session (404) is
 // initialized again with the client's initialize; calls go on.
 func TestUpstream_SessionEnded(t *testing.T) {
-	up := newUpstreamServer(t)
-	s := startUpstream(t, relay.Options{}, relay.UpstreamOptions{URL: up.url()})
-	s.initUpstream()
+	up, s := initialized(t, relay.Options{}, relay.UpstreamOptions{})
 	up.fresh()
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		s.send(call("1", "echo", `{"message":"again"}`))
-		text, _ := resultText(t, s.await("1", nil))
+		text, _ := s.callTool("1", "echo", `{"message":"again"}`)
 		if text == "echo: again" {
 			break
 		}
@@ -341,7 +343,7 @@ func TestUpstream_SessionEnded(t *testing.T) {
 func TestUpstream_BothSidesHTTP(t *testing.T) {
 	for _, withToken := range []bool{false, true} {
 		up := newUpstreamServer(t)
-		opts := relay.HTTPOptions{PassAuthorization: true, Log: &syncBuffer{}}
+		opts := relay.HTTPOptions{PassAuthorization: true, Log: &testutil.SyncBuffer{}}
 		if withToken {
 			opts.AuthToken = "proxy-token"
 		}

@@ -92,7 +92,7 @@ func main() {
 		return
 	}
 	if *modulesOnly {
-		if err := rewriteModules(); err != nil {
+		if err := rewriteSection(moduleHeading, moduleReport); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -101,6 +101,43 @@ func main() {
 	if err := run(*benchtime, *count, strings.Split(*bindings, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
+	}
+}
+
+// rewriteSection measures one section of BENCHMARKS.md alone (measure
+// writes it, starting with heading) and puts it in place of the one there.
+func rewriteSection(heading string, measure func() (string, error)) error {
+	section, err := measure()
+	if err != nil {
+		return err
+	}
+	md, err := os.ReadFile("BENCHMARKS.md")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile("BENCHMARKS.md", []byte(replaceSection(string(md), heading, section)), 0o644)
+}
+
+// replaceSection puts section in place of the one of md that starts with
+// heading and runs to the next heading that section does not write itself
+// (a section may hold several), or after the others when md has none.
+func replaceSection(md, heading, section string) string {
+	start := strings.Index(md, heading)
+	if start < 0 {
+		return strings.TrimRight(md, "\n") + "\n" + section
+	}
+	end := start + len(heading)
+	for {
+		next := strings.Index(md[end:], "\n## ")
+		if next < 0 {
+			return md[:start] + section
+		}
+		end += next
+		line, _, _ := strings.Cut(md[end+1:], "\n")
+		if !strings.Contains(section, "\n"+line+"\n") {
+			return md[:start] + section + md[end:]
+		}
+		end++
 	}
 }
 

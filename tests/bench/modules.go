@@ -44,6 +44,10 @@ type firstResult struct {
 
 const stdModule = "bin/toolerr-std.wasm"
 
+// moduleHeading starts the module section of BENCHMARKS.md (with the first
+// results of fresh processes, under a heading of their own).
+const moduleHeading = "\n## The module: TinyGo build (shipped) and standard Go build\n"
+
 // moduleReport measures both builds and every host's first result.
 func moduleReport() (string, error) {
 	fmt.Fprintln(os.Stderr, "bench: make wasm-std")
@@ -70,7 +74,7 @@ func moduleReport() (string, error) {
 	}
 
 	var b strings.Builder
-	b.WriteString("## The module: TinyGo build (shipped) and standard Go build\n\n")
+	b.WriteString(moduleHeading + "\n")
 	b.WriteString("Both built from the same sources in this run (`make wasm`, `make wasm-std`); per-call times on the Go host's wazero engine, ratio to the Go core called natively in the same loop.\n\n")
 	b.WriteString("| build | module bytes | wazero compile, no cache |")
 	for _, op := range benchOps {
@@ -94,7 +98,6 @@ func moduleReport() (string, error) {
 	for _, f := range firsts {
 		fmt.Fprintf(&b, "| %s | %.0f ms | %.0f ms |\n", f.engine, f.empty, f.hot)
 	}
-	b.WriteString("\n")
 	return b.String(), nil
 }
 
@@ -287,44 +290,4 @@ func compactJSON(b []byte) string {
 		return string(b)
 	}
 	return out.String()
-}
-
-// moduleSection starts the module section in BENCHMARKS.md, and
-// firstResultSection the second section moduleReport writes.
-const (
-	moduleSection      = "## The module: TinyGo build"
-	firstResultSection = "\n## First result of a fresh process"
-)
-
-// rewriteModules measures the module section alone and puts it in place of
-// the one in BENCHMARKS.md (or at its end), keeping the sections after it.
-func rewriteModules() error {
-	mods, err := moduleReport()
-	if err != nil {
-		return err
-	}
-	old, err := os.ReadFile("BENCHMARKS.md")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile("BENCHMARKS.md", []byte(replaceModules(string(old), mods)), 0o644)
-}
-
-// replaceModules puts mods, the two sections moduleReport writes, in place
-// of those of md (from the first heading to the heading after the second),
-// or at its end.
-func replaceModules(md, mods string) string {
-	mods = strings.TrimRight(mods, "\n") + "\n"
-	i := strings.Index(md, moduleSection)
-	if i < 0 {
-		return strings.TrimRight(md, "\n") + "\n\n" + mods
-	}
-	rest := ""
-	if j := strings.Index(md[i:], firstResultSection); j >= 0 {
-		j += i + len(firstResultSection)
-		if k := strings.Index(md[j:], "\n## "); k >= 0 {
-			rest = md[j+k:] // from the line break before the next heading
-		}
-	}
-	return md[:i] + mods + rest
 }

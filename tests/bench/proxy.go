@@ -218,29 +218,3 @@ func peakRSS(pid int) (int, error) {
 
 // proxyHeading starts the proxy section of BENCHMARKS.md.
 const proxyHeading = "\n## toolerr proxy: one tools/call round trip\n"
-
-// rewriteSection measures one section of BENCHMARKS.md alone (measure
-// writes it, starting with heading) and puts it in place of the one there,
-// or after the others when there is none yet.
-func rewriteSection(heading string, measure func() (string, error)) error {
-	section, err := measure()
-	if err != nil {
-		return err
-	}
-	raw, err := os.ReadFile("BENCHMARKS.md")
-	if err != nil {
-		return err
-	}
-	md := string(raw)
-	start := strings.Index(md, heading)
-	if start < 0 {
-		return os.WriteFile("BENCHMARKS.md", []byte(strings.TrimRight(md, "\n")+"\n"+section), 0o644)
-	}
-	end := strings.Index(md[start+len(heading):], "\n## ")
-	if end < 0 {
-		end = len(md)
-	} else {
-		end += start + len(heading)
-	}
-	return os.WriteFile("BENCHMARKS.md", []byte(md[:start]+section+md[end:]), 0o644)
-}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func run() int {
 
 	var selected []engine
 	for _, e := range cfg.Engines {
-		if *only == "" || contains(strings.Split(*only, ","), e.Name) {
+		if *only == "" || slices.Contains(strings.Split(*only, ","), e.Name) {
 			selected = append(selected, e)
 		}
 	}
@@ -288,15 +289,6 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func tail(s string) string {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"reflect"
@@ -352,58 +349,20 @@ func (l hostileLine) check(ctx context.Context, h *host.Host, a hostileAnswer) s
 func sendRaw(ctx context.Context, s server, lines []hostileLine) ([]hostileAnswer, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", "exec "+s.Start)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := startStdio(exec.CommandContext(ctx, "bash", "-c", "exec "+s.Start))
 	if err != nil {
 		return nil, "", err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	defer func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
-	out := make(chan string)
-	go func() {
-		defer close(out)
-		r := bufio.NewReaderSize(stdout, 1<<20)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				out <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	send := func(line string) error {
-		_, err := io.WriteString(stdin, line+"\n")
-		return err
-	}
+	defer p.stop(10 * time.Second)
 	// next reads the server's next line, which must answer id.
 	next := func(id string) (map[string]json.RawMessage, error) {
 		select {
-		case line, ok := <-out:
+		case line, ok := <-p.lines:
 			if !ok {
 				return nil, fmt.Errorf("the server closed its stdout (exited?)")
 			}
 			var msg map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			if err := json.Unmarshal(line, &msg); err != nil {
 				return nil, fmt.Errorf("its answer is not JSON: %.300s", line)
 			}
 			if !sameIDText(msg["id"], id) {
@@ -414,19 +373,19 @@ func sendRaw(ctx context.Context, s server, lines []hostileLine) ([]hostileAnswe
 			return nil, fmt.Errorf("no answer to the request with id %s within 2 minutes", id)
 		}
 	}
-	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"toolerr-e2e-hostile","version":"1.0.0"}}}`); err != nil {
-		return nil, stderr.String(), err
+	if err := p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"toolerr-e2e-hostile","version":"1.0.0"}}}`); err != nil {
+		return nil, p.stderr.String(), err
 	}
 	if _, err := next("1"); err != nil {
-		return nil, stderr.String(), fmt.Errorf("initialize: %w", err)
+		return nil, p.stderr.String(), fmt.Errorf("initialize: %w", err)
 	}
-	if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return nil, stderr.String(), err
+	if err := p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		return nil, p.stderr.String(), err
 	}
 	answers := make([]hostileAnswer, len(lines))
 	for i, l := range lines {
-		if err := send(l.line); err != nil {
-			return nil, stderr.String(), fmt.Errorf("%s: writing: %w", l.name, err)
+		if err := p.send(l.line); err != nil {
+			return nil, p.stderr.String(), fmt.Errorf("%s: writing: %w", l.name, err)
 		}
 		if l.id == "" {
 			continue // no answer: the next request's answer comes next
@@ -434,14 +393,14 @@ func sendRaw(ctx context.Context, s server, lines []hostileLine) ([]hostileAnswe
 		msg, err := next(l.id)
 		if err != nil {
 			if msg == nil {
-				return nil, stderr.String(), fmt.Errorf("%s: %w", l.name, err)
+				return nil, p.stderr.String(), fmt.Errorf("%s: %w", l.name, err)
 			}
 			answers[i].problem = err.Error()
 			continue
 		}
 		answers[i] = readHostile(msg)
 	}
-	return answers, stderr.String(), nil
+	return answers, p.stderr.String(), nil
 }
 
 // sameIDText reports whether an answer's id is the request's, as the same

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,9 +202,7 @@ type transcript struct {
 // server's requests itself: sampling with a fixed message, elicitation
 // declined, roots with dir.
 type rawClient struct {
-	in     io.WriteCloser
-	msgs   chan []byte
-	cmd    *exec.Cmd
+	*stdioServer
 	dir    string
 	mu     sync.Mutex
 	others []string
@@ -215,39 +211,11 @@ type rawClient struct {
 func startRaw(ctx context.Context, dir, command string, args, env []string) (*rawClient, error) {
 	cmd := exec.CommandContext(ctx, command, args...)
 	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
+	p, err := startStdio(cmd)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	c := &rawClient{in: in, msgs: make(chan []byte, 1024), cmd: cmd, dir: dir}
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				c.msgs <- bytes.TrimSuffix(line, []byte("\n"))
-			}
-			if err != nil {
-				close(c.msgs)
-				return
-			}
-		}
-	}()
-	return c, nil
-}
-
-func (c *rawClient) send(msg string) error {
-	_, err := io.WriteString(c.in, msg+"\n")
-	return err
+	return &rawClient{stdioServer: p, dir: dir}, nil
 }
 
 // handle records a message that is not the awaited answer, answering a
@@ -289,7 +257,7 @@ func (c *rawClient) await(id string, deadline time.Duration) []byte {
 	defer timer.Stop()
 	for {
 		select {
-		case msg, ok := <-c.msgs:
+		case msg, ok := <-c.lines:
 			if !ok {
 				return nil
 			}
@@ -342,18 +310,6 @@ func (c *rawClient) play(steps []step) (*transcript, error) {
 	t.others = append([]string(nil), c.others...)
 	c.mu.Unlock()
 	return t, nil
-}
-
-func (c *rawClient) close() {
-	c.in.Close()
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		c.cmd.Process.Kill()
-		<-done
-	}
 }
 
 // playRealServers runs every real server's session for both clients,
@@ -416,7 +372,7 @@ func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (pass
 		if err != nil {
 			return nil, err
 		}
-		defer c.close()
+		defer c.stop(5 * time.Second)
 		return c.play(rs.steps(dir, full))
 	}
 	direct, err := run(false)

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // Corpus is tests/heal/corpus.json: tool schemas as public MCP servers list
@@ -31,15 +32,9 @@ type Tool struct {
 // LoadCorpus reads and checks the corpus: unique tool names, every schema
 // an object schema, every set of valid arguments an object.
 func LoadCorpus(path string) (*Corpus, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var c Corpus
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := testutil.ReadJSONFile(path, &c); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i := range c.Tools {

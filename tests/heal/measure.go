@@ -82,16 +82,23 @@ func named(text string, path []any) bool {
 
 // word reports whether w occurs in text not as a part of a longer name.
 func word(text, w string) bool {
+	return occurs(text, w, func(start, end int) bool {
+		return (start == 0 || !nameByte(text[start-1])) && (end == len(text) || !nameByte(text[end]))
+	})
+}
+
+// occurs reports whether s occurs in text at a place (its start and end)
+// that alone accepts.
+func occurs(text, s string, alone func(start, end int) bool) bool {
 	for i := 0; ; {
-		j := strings.Index(text[i:], w)
+		j := strings.Index(text[i:], s)
 		if j < 0 {
 			return false
 		}
-		start, end := i+j, i+j+len(w)
-		if (start == 0 || !nameByte(text[start-1])) && (end == len(text) || !nameByte(text[end])) {
+		if alone(i+j, i+j+len(s)) {
 			return true
 		}
-		i = start + 1
+		i += j + 1
 	}
 }
 
@@ -124,19 +131,13 @@ func stated(text string, alt Alt) bool {
 	return false
 }
 
+// numberIn reports whether n occurs in text not as a part of a longer
+// number (a full stop after it may end a sentence).
 func numberIn(text, n string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], n)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(n)
-		digit := func(b byte) bool { return b >= '0' && b <= '9' || b == '.' }
-		if (start == 0 || !digit(text[start-1])) && (end == len(text) || !digit(text[end]) || text[end] == '.' && (end+1 == len(text) || !digit(text[end+1]))) {
-			return true
-		}
-		i = start + 1
-	}
+	digit := func(b byte) bool { return b >= '0' && b <= '9' || b == '.' }
+	return occurs(text, n, func(start, end int) bool {
+		return (start == 0 || !digit(text[start-1])) && (end == len(text) || !digit(text[end]) || text[end] == '.' && (end+1 == len(text) || !digit(text[end+1])))
+	})
 }
 
 var fieldRE = regexp.MustCompile(`(?s)<field name="([^"]*)">(.*?)</field>`)

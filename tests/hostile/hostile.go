@@ -22,13 +22,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolerr/toolerr/abi"
+
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // Corpus is tests/hostile/corpus.json.
@@ -90,9 +91,7 @@ func (b Bytes) Build() ([]byte, error) {
 		Parts  []json.RawMessage `json:"parts"`
 		Size   *int              `json:"size"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&spec); err != nil {
+	if err := testutil.DecodeStrict(in, &spec); err != nil {
 		return nil, err
 	}
 	if spec.Base64 != nil {
@@ -119,9 +118,7 @@ func (b Bytes) Build() ([]byte, error) {
 			Times     int    `json:"times"`
 			Separator string `json:"separator"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(p))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&run); err != nil {
+		if err := testutil.DecodeStrict(p, &run); err != nil {
 			return nil, err
 		}
 		if run.Times < 0 || run.Repeat == "" {
@@ -147,15 +144,9 @@ func (b Bytes) Build() ([]byte, error) {
 
 // Load reads and checks a corpus file.
 func Load(path string) (*Corpus, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var c Corpus
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := testutil.ReadJSONFile(path, &c); err != nil {
+		return nil, err
 	}
 	if c.MaxSeconds <= 0 || c.Next.Export == "" || len(c.Cases) == 0 {
 		return nil, fmt.Errorf("%s: want maxSeconds, next and cases", path)

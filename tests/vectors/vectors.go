@@ -18,12 +18,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/toolerr/toolerr/abi"
+
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // File is one vector file: the cases of one export.
@@ -81,18 +81,9 @@ func Load(dir string) ([]File, error) {
 	sort.Strings(paths)
 	files := make([]File, 0, len(paths))
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
 		var f File
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("vectors: %s: %w", p, err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("vectors: %s: data after the top-level object", p)
+		if err := testutil.ReadJSONFile(p, &f); err != nil {
+			return nil, fmt.Errorf("vectors: %w", err)
 		}
 		files = append(files, f)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,7 +133,7 @@ func lintFile(name string, data []byte) []string {
 func onlyKeys(obj map[string]json.RawMessage, keys ...string) error {
 	var extra, missing []string
 	for k := range obj {
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			extra = append(extra, k)
 		}
 	}
@@ -146,15 +147,6 @@ func onlyKeys(obj map[string]json.RawMessage, keys ...string) error {
 		return fmt.Errorf("unknown members %v, missing members %v", extra, missing)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // lintOutput returns what is wrong with a case's output member: it must be

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
-	"unicode/utf8"
+	"strings"
 )
 
 // The line framing of the batch protocol (docs/CONTRACT.md, "Batch
@@ -17,17 +19,11 @@ import (
 // errNotObject is a line that is not one JSON object.
 var errNotObject = errors.New(`is not a JSON object {"op","input"}`)
 
+// jsonSpace is JSON's whitespace, and nothing else is.
+const jsonSpace = " \t\r\n"
+
 // trimJSONSpace drops the JSON whitespace around line.
-func trimJSONSpace(line []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-	for len(line) > 0 && isSpace(line[0]) {
-		line = line[1:]
-	}
-	for len(line) > 0 && isSpace(line[len(line)-1]) {
-		line = line[:len(line)-1]
-	}
-	return line
-}
+func trimJSONSpace(line []byte) []byte { return bytes.Trim(line, jsonSpace) }
 
 // batchRequest is what a line asks: the export, and the request bytes (nil
 // when the line has no "input").
@@ -45,14 +41,7 @@ type lineScanner struct {
 }
 
 func (s *lineScanner) space() {
-	for s.pos < len(s.b) {
-		switch s.b[s.pos] {
-		case ' ', '\t', '\r', '\n':
-			s.pos++
-		default:
-			return
-		}
-	}
+	s.pos = len(s.b) - len(bytes.TrimLeft(s.b[s.pos:], jsonSpace))
 }
 
 func (s *lineScanner) peek() int {
@@ -67,91 +56,35 @@ func (s *lineScanner) str() bool {
 	if s.peek() != '"' {
 		return false
 	}
-	s.pos++
-	for s.pos < len(s.b) {
-		c := s.b[s.pos]
-		switch {
-		case c == '"':
-			s.pos++
-			return true
-		case c < 0x20:
-			return false
-		case c == '\\':
-			if s.pos+1 >= len(s.b) {
-				return false
-			}
-			switch s.b[s.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.pos += 2
-			case 'u':
-				if s.pos+6 > len(s.b) {
-					return false
-				}
-				for _, h := range s.b[s.pos+2 : s.pos+6] {
-					if hexValue(h) < 0 {
-						return false
-					}
-				}
-				s.pos += 6
-			default:
-				return false
-			}
-		default:
-			s.pos++
+	end := s.pos + 1
+	for end < len(s.b) && s.b[end] != '"' {
+		if s.b[end] == '\\' {
+			end++ // what it escapes
 		}
+		end++
 	}
-	return false
-}
-
-func hexValue(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
-// number reads -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
-func (s *lineScanner) number() bool {
-	digits := func() int {
-		n := 0
-		for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
-			s.pos++
-			n++
-		}
-		return n
-	}
-	if s.peek() == '-' {
-		s.pos++
-	}
-	switch c := s.peek(); {
-	case c == '0':
-		s.pos++
-	case c >= '1' && c <= '9':
-		digits()
-	default:
+	if end >= len(s.b) {
 		return false
 	}
-	if s.peek() == '.' {
-		s.pos++
-		if digits() == 0 {
-			return false
-		}
+	return s.token(end + 1)
+}
+
+// number reads a number: the bytes a number may hold, which must make one.
+func (s *lineScanner) number() bool {
+	end := s.pos
+	for end < len(s.b) && strings.IndexByte("+-.0123456789Ee", s.b[end]) >= 0 {
+		end++
 	}
-	if c := s.peek(); c == 'e' || c == 'E' {
-		s.pos++
-		if c := s.peek(); c == '+' || c == '-' {
-			s.pos++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return true
+	return s.token(end)
+}
+
+// token reads the string or number up to end, which encoding/json checks:
+// no control character in a string, every escape valid, a number's
+// grammar. (It would check a whole line, but only to a depth of 10000.)
+func (s *lineScanner) token(end int) bool {
+	ok := json.Valid(s.b[s.pos:end])
+	s.pos = end
+	return ok
 }
 
 func (s *lineScanner) literal(word string) bool {
@@ -169,26 +102,17 @@ func (s *lineScanner) value() bool {
 		// A value starts here.
 		s.space()
 		switch c := s.peek(); {
-		case c == '{':
+		case c == '{' || c == '[':
 			s.pos++
 			s.space()
-			if s.peek() == '}' {
+			if e := s.peek(); c == '{' && e == '}' || c == '[' && e == ']' {
 				s.pos++
 				break
 			}
-			open = append(open, '{')
-			if !s.key() {
+			open = append(open, byte(c))
+			if c == '{' && !s.key() {
 				return false
 			}
-			continue
-		case c == '[':
-			s.pos++
-			s.space()
-			if s.peek() == ']' {
-				s.pos++
-				break
-			}
-			open = append(open, '[')
 			continue
 		case c == '"':
 			if !s.str() {
@@ -308,52 +232,29 @@ func readBatchLine(line []byte) (batchRequest, error) {
 
 // decodeJSONString decodes a JSON string literal, quotes included, that
 // lineScanner.str accepted: escapes decoded (a \u escape of a lone
-// surrogate as U+FFFD, as the module reads one), every other byte as it is.
+// surrogate as U+FFFD, as the module reads one), every other byte as it is
+// (encoding/json would make invalid UTF-8 U+FFFD too, so it decodes only
+// the runs of escapes, which are ASCII).
 func decodeJSONString(lit []byte) []byte {
 	lit = lit[1 : len(lit)-1]
 	out := make([]byte, 0, len(lit))
-	for i := 0; i < len(lit); i++ {
-		c := lit[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
+	for {
+		i := bytes.IndexByte(lit, '\\')
+		if i < 0 {
+			return append(out, lit...)
 		}
-		i++
-		switch lit[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hex4(lit[i+1 : i+5])
-			i += 4
-			if r >= 0xd800 && r < 0xdc00 && i+6 < len(lit) && lit[i+1] == '\\' && lit[i+2] == 'u' {
-				if lo := hex4(lit[i+3 : i+7]); lo >= 0xdc00 && lo < 0xe000 {
-					r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
-					i += 6
-				}
+		out = append(out, lit[:i]...)
+		end := i // the end of the run of escapes from i
+		for end < len(lit) && lit[end] == '\\' {
+			if lit[end+1] == 'u' {
+				end += 6
+			} else {
+				end += 2
 			}
-			if r >= 0xd800 && r < 0xe000 {
-				r = utf8.RuneError
-			}
-			out = utf8.AppendRune(out, r)
-		default: // " \ /
-			out = append(out, lit[i])
 		}
+		var run string
+		json.Unmarshal(append(append([]byte{'"'}, lit[i:end]...), '"'), &run) // str checked each escape
+		out = append(out, run...)
+		lit = lit[end:]
 	}
-	return out
-}
-
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		r = r<<4 | rune(hexValue(c))
-	}
-	return r
 }

@@ -24,8 +24,7 @@ func lock(ctx context.Context, h *host.Host, stdin io.Reader, stdout, stderr io.
 	}
 	out, err := h.ContractLock(ctx, tools)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s\n", errorJSON(err))
-		return 2
+		return refused(stderr, err)
 	}
 	var pretty strings.Builder
 	if err := indentJSON(&pretty, out); err != nil {
@@ -58,8 +57,7 @@ func diff(ctx context.Context, h *host.Host, oldPath, newPath string, asJSON boo
 	}
 	out, err := h.ContractDiffJSON(ctx, before, after)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s\n", errorJSON(err))
-		return 2
+		return refused(stderr, err)
 	}
 	var res diffResult
 	if err := json.Unmarshal(out, &res); err != nil {

@@ -99,8 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cmd == "call" {
 		if export = args[0]; !abi.HasExport(export) {
 			msg := fmt.Sprintf("unknown export %q; the exports are %s", export, strings.Join(abi.ExportNames(), ", "))
-			fmt.Fprintf(stderr, "%s\n", errorJSON(abi.Errorf(abi.CodeInvalidRequest, "%s", msg)))
-			return 2
+			return refused(stderr, abi.Errorf(abi.CodeInvalidRequest, "%s", msg))
 		}
 	}
 	h, ok := hf.open(ctx, engine, stderr)
@@ -140,8 +139,7 @@ func call(ctx context.Context, h *host.Host, export string, stdin io.Reader, std
 	}
 	out, err := h.Call(ctx, export, req)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s\n", errorJSON(err))
-		return 2
+		return refused(stderr, err)
 	}
 	fmt.Fprintf(stdout, "%s\n", out)
 	return 0
@@ -166,6 +164,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		positional, args = append(positional, rest[0]), rest[1:]
 	}
+}
+
+// refused writes err, a request's refusal, on stderr as the ABI error
+// object, and returns the exit status of a refused request.
+func refused(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "%s\n", errorJSON(err))
+	return 2
 }
 
 // errorJSON renders err as the ABI error object.

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // `toolerr proxy --listen` and `--upstream`, as built, with real clients
@@ -43,31 +45,13 @@ func needRealServers(t *testing.T) (everything string) {
 	return abs
 }
 
-// lockedBuffer is a proxy's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 var servingAt = regexp.MustCompile(`serving MCP at (http://\S+)`)
 
 // proxyProc is a running `toolerr proxy --listen`.
 type proxyProc struct {
 	url    string
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	exited chan struct{}
 	status int // once exited is closed
 }
@@ -79,7 +63,7 @@ func (p *proxyProc) pid() int { return p.cmd.Process.Pid }
 func listening(t *testing.T, args ...string) *proxyProc {
 	t.Helper()
 	toolerr, _ := binaries(t)
-	p := &proxyProc{stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &proxyProc{stderr: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(toolerr, append([]string{"proxy", "--listen", "127.0.0.1:0", "--cache", filepath.Join(binDir, "cache")}, args...)...)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -275,21 +259,14 @@ func everythingHTTP(t *testing.T, everything string) string {
 	ln.Close()
 	cmd := exec.Command("node", everything, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
-	out := &lockedBuffer{}
+	out := &testutil.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		testutil.WaitOrKill(cmd, 10*time.Second)
 	})
 	waitUntil(t, "server-everything listens", 30*time.Second, func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
@@ -312,7 +289,7 @@ func TestProxyHTTP_UpstreamEverything(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		toolerr, _ := binaries(t)
 		cmd := exec.Command(toolerr, "proxy", "--upstream", upstream, "--cache", filepath.Join(binDir, "cache"))
-		stderr := &lockedBuffer{}
+		stderr := &testutil.SyncBuffer{}
 		cmd.Stderr = stderr
 		var mu sync.Mutex
 		var progress []float64
@@ -478,7 +455,7 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 	}
 	a, b := connect(), connect()
 	waitUntil(t, "two servers", 20*time.Second, func() bool { return len(children(pid)) == 2 })
-	got, _ := callTool(t, a, "fault.crash", `{}`)
+	got, _ := testutil.CallText(t, a, "fault.crash", `{}`)
 	if !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("the crashing call: %s", got)
 	}
@@ -490,11 +467,11 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 		_, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "orders.fail", Arguments: map[string]any{}})
 		return err != nil
 	})
-	if got, _ := callTool(t, b, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+	if got, _ := testutil.CallText(t, b, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
 		t.Errorf("the other session: %s", got)
 	}
 	c := connect()
-	if got, _ := callTool(t, c, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
+	if got, _ := testutil.CallText(t, c, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
 		t.Errorf("a new session: %s", got)
 	}
 	left := children(pid)
@@ -605,7 +582,7 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 
 	toolerr, _ := binaries(t)
 	cmd := exec.Command(toolerr, "proxy", "--upstream", "http://"+addr+"/mcp", "--call-timeout", "500ms", "--cache", filepath.Join(binDir, "cache"))
-	stderr := &lockedBuffer{}
+	stderr := &testutil.SyncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -615,23 +592,23 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 	}
 	defer cs.Close()
 
-	if got, isError := callTool(t, cs, "hang", `{}`); !isError || !strings.HasPrefix(got, "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"hang\" did not answer within 500ms.</message>") {
+	if got, isError := testutil.CallText(t, cs, "hang", `{}`); !isError || !strings.HasPrefix(got, "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"hang\" did not answer within 500ms.</message>") {
 		t.Errorf("slower than --call-timeout: %s", got)
 	}
-	if got, _ := callTool(t, cs, "drop", `{}`); !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
+	if got, _ := testutil.CallText(t, cs, "drop", `{}`); !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("a call whose stream drops: %s", got)
 	}
-	if got, _ := callTool(t, cs, "echo", `{"message":"after the drop"}`); got != "echo: after the drop" {
+	if got, _ := testutil.CallText(t, cs, "echo", `{"message":"after the drop"}`); got != "echo: after the drop" {
 		t.Errorf("after the drop: %s", got)
 	}
 	down()
 	want := "<tool_error code=\"HANDOFF_UPSTREAM_UNAVAILABLE\" severity=\"error\">\n<message>The server behind tool \"echo\" could not be reached, or dropped the call before answering; the call may or may not have taken effect.</message>\n<recovery>Check whether the call took effect before calling again; if the server stays unreachable, tell the user.</recovery>\n</tool_error>"
-	if got, isError := callTool(t, cs, "echo", `{"message":"while down"}`); got != want || !isError {
+	if got, isError := testutil.CallText(t, cs, "echo", `{"message":"while down"}`); got != want || !isError {
 		t.Errorf("the upstream down: %s", got)
 	}
 	serveAt(addr)
 	waitUntil(t, "the upstream serves again", 20*time.Second, func() bool {
-		got, _ := callTool(t, cs, "echo", `{"message":"back"}`)
+		got, _ := testutil.CallText(t, cs, "echo", `{"message":"back"}`)
 		return got == "echo: back"
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 var (
@@ -50,12 +51,12 @@ func (e *buildFailure) Error() string { return "go build " + e.pkg + ": " + e.ou
 
 // proxied starts `toolerr proxy FLAGS -- plainserver` and connects the Go
 // SDK's client to it; the returned command reports the proxy's exit.
-func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+func proxied(t *testing.T, flags ...string) (*mcp.ClientSession, *exec.Cmd, *testutil.SyncBuffer) {
 	t.Helper()
 	toolerr, plain := binaries(t)
 	args := append([]string{"proxy", "--cache", filepath.Join(binDir, "cache")}, flags...)
 	cmd := exec.Command(toolerr, append(args, "--", plain)...)
-	var stderr lockedBuffer // written by the process's copying goroutine while the test reads it
+	var stderr testutil.SyncBuffer // written by the process's copying goroutine while the test reads it
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -76,19 +77,6 @@ func direct(t *testing.T) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, args, err)
-	}
-	var texts []string
-	for _, c := range res.Content {
-		texts = append(texts, c.(*mcp.TextContent).Text)
-	}
-	return strings.Join(texts, "\n----\n"), res.IsError
 }
 
 func nativeHost(t *testing.T) *host.Host {
@@ -159,7 +147,7 @@ func TestProxy_PlainServer(t *testing.T) {
 		`{"sku":"ABC-1234","qty":"one","shipping":{}}`,
 		`{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"},"note":"x"}`,
 	} {
-		if got, isError := callTool(t, cs, "orders.create", args); got != invalid(args) || !isError {
+		if got, isError := testutil.CallText(t, cs, "orders.create", args); got != invalid(args) || !isError {
 			t.Errorf("orders.create %s: got isError=%v\n%s\nwant\n%s", args, isError, got, invalid(args))
 		}
 	}
@@ -167,8 +155,8 @@ func TestProxy_PlainServer(t *testing.T) {
 		t.Errorf("a nested field is not named by its path")
 	}
 	ok := `{"sku":"ABC-1234","qty":2,"priority":"high","shipping":{"country":"FR"}}`
-	gotOK, isError := callTool(t, cs, "orders.create", ok)
-	if wantOK, _ := callTool(t, plain, "orders.create", ok); gotOK != wantOK || isError {
+	gotOK, isError := testutil.CallText(t, cs, "orders.create", ok)
+	if wantOK, _ := testutil.CallText(t, plain, "orders.create", ok); gotOK != wantOK || isError {
 		t.Errorf("success: got isError=%v %q, want %q", isError, gotOK, wantOK)
 	}
 	cases := []struct{ tool, want string }{
@@ -177,7 +165,7 @@ func TestProxy_PlainServer(t *testing.T) {
 		{"orders.envelope", "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Order already shipped</message>\n</tool_error>"},
 	}
 	for _, tc := range cases {
-		if got, isError := callTool(t, cs, tc.tool, `{}`); got != tc.want || !isError {
+		if got, isError := testutil.CallText(t, cs, tc.tool, `{}`); got != tc.want || !isError {
 			t.Errorf("%s: got isError=%v\n%s\nwant\n%s", tc.tool, isError, got, tc.want)
 		}
 	}
@@ -186,7 +174,7 @@ func TestProxy_PlainServer(t *testing.T) {
 	if _, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "orders.nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("unknown tool, direct: %v", err)
 	}
-	if got, isError := callTool(t, cs, "orders.nope", `{}`); !isError || !strings.HasPrefix(got, `<tool_error code="UNKNOWN_ACTION">`+"\n"+`<message>The tool "orders.nope" does not exist.</message>`) || !strings.Contains(got, "orders.create") {
+	if got, isError := testutil.CallText(t, cs, "orders.nope", `{}`); !isError || !strings.HasPrefix(got, `<tool_error code="UNKNOWN_ACTION">`+"\n"+`<message>The tool "orders.nope" does not exist.</message>`) || !strings.Contains(got, "orders.create") {
 		t.Errorf("unknown tool, proxied: got isError=%v\n%s", isError, got)
 	}
 	if s := stderr.String(); s != "" {
@@ -196,7 +184,7 @@ func TestProxy_PlainServer(t *testing.T) {
 
 func TestProxy_FollowsListChanged(t *testing.T) {
 	cs, _, _ := proxied(t)
-	if got, _ := callTool(t, cs, "orders.more", `{}`); got != "added orders.extra" {
+	if got, _ := testutil.CallText(t, cs, "orders.more", `{}`); got != "added orders.extra" {
 		t.Fatalf("orders.more: %q", got)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -217,7 +205,7 @@ func TestProxy_FollowsListChanged(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if got, isError := callTool(t, cs, "orders.extra", `{}`); got != "extra" || isError {
+	if got, isError := testutil.CallText(t, cs, "orders.extra", `{}`); got != "extra" || isError {
 		t.Errorf("orders.extra: %q %v", got, isError)
 	}
 }
@@ -238,7 +226,7 @@ func TestProxy_Lockfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs, _, proxyErr := proxied(t, "--lock", lock)
-	got, isError := callTool(t, cs, "orders.create", `{"sku":"ABC-1234","shipping":{"country":"FR"}}`)
+	got, isError := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-1234","shipping":{"country":"FR"}}`)
 	if !isError || !strings.Contains(got, "<contract_awareness>") || !strings.Contains(got, `<max_severity>BREAKING</max_severity>`) {
 		t.Errorf("a validation error of a changed tool lacks the awareness block:\n%s\n%s", got, proxyErr)
 	}
@@ -292,7 +280,7 @@ func TestProxy_ChildCrashMidCall(t *testing.T) {
 		hung <- res.Content[0].(*mcp.TextContent).Text
 	}()
 	time.Sleep(200 * time.Millisecond) // fault.hang is in flight
-	got, isError := callTool(t, cs, "fault.crash", `{}`)
+	got, isError := testutil.CallText(t, cs, "fault.crash", `{}`)
 	want := "<tool_error code=\"HANDOFF_UPSTREAM_UNAVAILABLE\" severity=\"error\">\n<message>The server behind tool \"fault.crash\" stopped before answering; the call may or may not have taken effect.</message>\n<recovery>Do not call this tool again in this session; tell the user its server stopped.</recovery>\n</tool_error>"
 	if got != want || !isError {
 		t.Errorf("the crashing call: got\n%s\nwant\n%s", got, want)
@@ -313,7 +301,7 @@ func TestProxy_ChildCrashMidCall(t *testing.T) {
 func TestProxy_ChildNeverAnswers(t *testing.T) {
 	cs, cmd, stderr := proxied(t, "--call-timeout", "500ms")
 	start := time.Now()
-	got, isError := callTool(t, cs, "fault.hang", `{}`)
+	got, isError := testutil.CallText(t, cs, "fault.hang", `{}`)
 	want := "<tool_error code=\"TIMEOUT\" severity=\"error\">\n<message>Tool \"fault.hang\" did not answer within 500ms.</message>\n<recovery>The call may still complete on the server. Check its effect before calling again, and tell the user if it keeps timing out.</recovery>\n</tool_error>"
 	if got != want || !isError {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -322,7 +310,7 @@ func TestProxy_ChildNeverAnswers(t *testing.T) {
 		t.Errorf("the timeout took %v", elapsed)
 	}
 	// The child is still there and the proxy still serves.
-	if got, _ := callTool(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+	if got, _ := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
 		t.Errorf("after a timeout: %q", got)
 	}
 	cs.Close()
@@ -335,10 +323,10 @@ func TestProxy_ChildNeverAnswers(t *testing.T) {
 // JSON-RPC is noted on stderr and skipped; the session goes on.
 func TestProxy_ChildWritesGarbage(t *testing.T) {
 	cs, _, stderr := proxied(t)
-	if got, isError := callTool(t, cs, "fault.garbage", `{}`); got != "still here" || isError {
+	if got, isError := testutil.CallText(t, cs, "fault.garbage", `{}`); got != "still here" || isError {
 		t.Errorf("the call after the garbage line: isError=%v %q", isError, got)
 	}
-	if got, _ := callTool(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+	if got, _ := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
 		t.Errorf("the next call: %q", got)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -352,13 +340,13 @@ func TestProxy_ChildWritesGarbage(t *testing.T) {
 
 func TestProxy_Restart(t *testing.T) {
 	cs, _, _ := proxied(t, "--restart")
-	got, _ := callTool(t, cs, "fault.crash", `{}`)
+	got, _ := testutil.CallText(t, cs, "fault.crash", `{}`)
 	if !strings.Contains(got, "<recovery>The server is being restarted.") {
 		t.Errorf("the crashing call under --restart:\n%s", got)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, _ := callTool(t, cs, "orders.fail", `{}`)
+		got, _ := testutil.CallText(t, cs, "orders.fail", `{}`)
 		if strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
 			break
 		}
