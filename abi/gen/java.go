@@ -199,8 +199,8 @@ func javaZero(j string) string {
 	return "null"
 }
 
-// javaRecord writes the record of t, with of (its required components)
-// and a wither per component: a caller that builds it with them keeps
+// javaRecord writes the record of t; one a host sends gets of (its
+// required components) and a wither per optional component: a caller that builds it with them keeps
 // compiling when the ABI adds an optional field, which changes the
 // canonical constructor.
 func (s *Spec) javaRecord(t *Type) (output, error) {
@@ -258,6 +258,12 @@ func (s *Spec) javaRecord(t *Type) (output, error) {
 	}
 	b.WriteString(header + "\n")
 
+	if !s.sent(t.Name) {
+		// A response is read, never built: the canonical constructor is
+		// the deserializer's.
+		b.WriteString("}\n")
+		return output{filepath.ToSlash(filepath.Join(javaDir, name+".java")), b.Bytes()}, nil
+	}
 	of := "of is a " + name + " of its required members, " + strings.Join(requiredNames, ", ") + ", the others absent."
 	if len(requiredNames) == 0 {
 		of = "of is a " + name + " with every member absent."
@@ -267,6 +273,9 @@ func (s *Spec) javaRecord(t *Type) (output, error) {
 	javaLine(&b, "    ", "return new "+name+"(", args, ");")
 	b.WriteString("  }\n")
 	for i, f := range fields {
+		if f.Required {
+			continue // set by of
+		}
 		b.WriteString("\n")
 		javaComment(&b, "  ", fmt.Sprintf("with%s is this %s with %s replaced.", camel(f.Name), name, f.Name))
 		fmt.Fprintf(&b, "  public %s with%s(%s %s) {\n", name, camel(f.Name), types[i], f.Name)

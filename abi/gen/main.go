@@ -252,6 +252,35 @@ func (s *Spec) requestOf(name string) *Export {
 	return nil
 }
 
+// sent reports whether a host sends the type named name: an export's
+// request, or a type inside one.
+func (s *Spec) sent(name string) bool {
+	seen := map[string]bool{}
+	var walk func(t *Type) bool
+	walk = func(t *Type) bool {
+		if t == nil || seen[t.Name] {
+			return false
+		}
+		seen[t.Name] = true
+		if t.Name == name {
+			return true
+		}
+		for _, f := range t.Fields {
+			if walk(s.typ(strings.TrimSuffix(f.Type, "[]"))) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range s.Exports {
+		clear(seen)
+		if walk(s.typ(e.Request)) {
+			return true
+		}
+	}
+	return false
+}
+
 // camel turns snake_case or lowerCamel into UpperCamel: tool_error is
 // ToolError, maxDepth is MaxDepth.
 func camel(s string) string {

@@ -19,14 +19,4 @@ public record CallToolResult(List<Content> content, boolean isError) {
   public static CallToolResult of(List<Content> content, boolean isError) {
     return new CallToolResult(content, isError);
   }
-
-  /** withContent is this CallToolResult with content replaced. */
-  public CallToolResult withContent(List<Content> content) {
-    return new CallToolResult(content, isError);
-  }
-
-  /** withIsError is this CallToolResult with isError replaced. */
-  public CallToolResult withIsError(boolean isError) {
-    return new CallToolResult(content, isError);
-  }
 }

@@ -17,9 +17,4 @@ public record CheckResultRequest(CallToolResult result) {
   public static CheckResultRequest of(CallToolResult result) {
     return new CheckResultRequest(result);
   }
-
-  /** withResult is this CheckResultRequest with result replaced. */
-  public CheckResultRequest withResult(CallToolResult result) {
-    return new CheckResultRequest(result);
-  }
 }

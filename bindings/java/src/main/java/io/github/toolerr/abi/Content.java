@@ -17,14 +17,4 @@ public record Content(String type, String text) {
   public static Content of(String type, String text) {
     return new Content(type, text);
   }
-
-  /** withType is this Content with type replaced. */
-  public Content withType(String type) {
-    return new Content(type, text);
-  }
-
-  /** withText is this Content with text replaced. */
-  public Content withText(String text) {
-    return new Content(type, text);
-  }
 }

@@ -37,11 +37,6 @@ public record Contract(
     return new Contract(tool, null, null, null, null, null, null);
   }
 
-  /** withTool is this Contract with tool replaced. */
-  public Contract withTool(String tool) {
-    return new Contract(tool, action, deltas, maxDeltas, includeAllSeverities, lockfile, tools);
-  }
-
   /** withAction is this Contract with action replaced. */
   public Contract withAction(String action) {
     return new Contract(tool, action, deltas, maxDeltas, includeAllSeverities, lockfile, tools);

@@ -18,14 +18,4 @@ public record ContractDiffRequest(Object before, Object after) {
   public static ContractDiffRequest of(Object before, Object after) {
     return new ContractDiffRequest(before, after);
   }
-
-  /** withBefore is this ContractDiffRequest with before replaced. */
-  public ContractDiffRequest withBefore(Object before) {
-    return new ContractDiffRequest(before, after);
-  }
-
-  /** withAfter is this ContractDiffRequest with after replaced. */
-  public ContractDiffRequest withAfter(Object after) {
-    return new ContractDiffRequest(before, after);
-  }
 }

@@ -17,9 +17,4 @@ public record ContractLockRequest(Object tools) {
   public static ContractLockRequest of(Object tools) {
     return new ContractLockRequest(tools);
   }
-
-  /** withTools is this ContractLockRequest with tools replaced. */
-  public ContractLockRequest withTools(Object tools) {
-    return new ContractLockRequest(tools);
-  }
 }

@@ -33,21 +33,6 @@ public record Delta(
     return new Delta(category, field, severity, description, before, after);
   }
 
-  /** withField is this Delta with field replaced. */
-  public Delta withField(String field) {
-    return new Delta(category, field, severity, description, before, after);
-  }
-
-  /** withSeverity is this Delta with severity replaced. */
-  public Delta withSeverity(String severity) {
-    return new Delta(category, field, severity, description, before, after);
-  }
-
-  /** withDescription is this Delta with description replaced. */
-  public Delta withDescription(String description) {
-    return new Delta(category, field, severity, description, before, after);
-  }
-
   /** withBefore is this Delta with before replaced. */
   public Delta withBefore(String before) {
     return new Delta(category, field, severity, description, before, after);

@@ -23,49 +23,4 @@ public record Description(
     List<String> severities,
     List<String> dialects,
     Limits limits) {
-  /**
-   * of is a Description of its required members, abiVersion, version, exports, codes, severities,
-   * dialects, limits, the others absent. Code that builds it with of and the withers keeps
-   * compiling when the ABI adds an optional member; code that calls the canonical constructor does
-   * not.
-   */
-  public static Description of(String abiVersion, String version, List<String> exports,
-      List<String> codes, List<String> severities, List<String> dialects, Limits limits) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withAbiVersion is this Description with abiVersion replaced. */
-  public Description withAbiVersion(String abiVersion) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withVersion is this Description with version replaced. */
-  public Description withVersion(String version) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withExports is this Description with exports replaced. */
-  public Description withExports(List<String> exports) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withCodes is this Description with codes replaced. */
-  public Description withCodes(List<String> codes) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withSeverities is this Description with severities replaced. */
-  public Description withSeverities(List<String> severities) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withDialects is this Description with dialects replaced. */
-  public Description withDialects(List<String> dialects) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
-
-  /** withLimits is this Description with limits replaced. */
-  public Description withLimits(Limits limits) {
-    return new Description(abiVersion, version, exports, codes, severities, dialects, limits);
-  }
 }

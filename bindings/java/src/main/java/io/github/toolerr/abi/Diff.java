@@ -13,27 +13,4 @@ import java.util.List;
  * @param backwardsCompatible required
  */
 public record Diff(List<Delta> deltas, String maxSeverity, boolean backwardsCompatible) {
-  /**
-   * of is a Diff of its required members, deltas, backwardsCompatible, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static Diff of(List<Delta> deltas, boolean backwardsCompatible) {
-    return new Diff(deltas, null, backwardsCompatible);
-  }
-
-  /** withDeltas is this Diff with deltas replaced. */
-  public Diff withDeltas(List<Delta> deltas) {
-    return new Diff(deltas, maxSeverity, backwardsCompatible);
-  }
-
-  /** withMaxSeverity is this Diff with maxSeverity replaced. */
-  public Diff withMaxSeverity(String maxSeverity) {
-    return new Diff(deltas, maxSeverity, backwardsCompatible);
-  }
-
-  /** withBackwardsCompatible is this Diff with backwardsCompatible replaced. */
-  public Diff withBackwardsCompatible(boolean backwardsCompatible) {
-    return new Diff(deltas, maxSeverity, backwardsCompatible);
-  }
 }

@@ -17,14 +17,4 @@ public record EscapeRequest(String text, String context) {
   public static EscapeRequest of(String text, String context) {
     return new EscapeRequest(text, context);
   }
-
-  /** withText is this EscapeRequest with text replaced. */
-  public EscapeRequest withText(String text) {
-    return new EscapeRequest(text, context);
-  }
-
-  /** withContext is this EscapeRequest with context replaced. */
-  public EscapeRequest withContext(String context) {
-    return new EscapeRequest(text, context);
-  }
 }

@@ -8,17 +8,4 @@ package io.github.toolerr.abi;
  * @param text required
  */
 public record EscapeResponse(String text) {
-  /**
-   * of is a EscapeResponse of its required members, text, the others absent. Code that builds it
-   * with of and the withers keeps compiling when the ABI adds an optional member; code that calls
-   * the canonical constructor does not.
-   */
-  public static EscapeResponse of(String text) {
-    return new EscapeResponse(text);
-  }
-
-  /** withText is this EscapeResponse with text replaced. */
-  public EscapeResponse withText(String text) {
-    return new EscapeResponse(text);
-  }
 }

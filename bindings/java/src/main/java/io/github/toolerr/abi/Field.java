@@ -9,22 +9,4 @@ package io.github.toolerr.abi;
  * @param message required
  */
 public record Field(String name, String message) {
-  /**
-   * of is a Field of its required members, name, message, the others absent. Code that builds it
-   * with of and the withers keeps compiling when the ABI adds an optional member; code that calls
-   * the canonical constructor does not.
-   */
-  public static Field of(String name, String message) {
-    return new Field(name, message);
-  }
-
-  /** withName is this Field with name replaced. */
-  public Field withName(String name) {
-    return new Field(name, message);
-  }
-
-  /** withMessage is this Field with message replaced. */
-  public Field withMessage(String message) {
-    return new Field(name, message);
-  }
 }

@@ -32,16 +32,6 @@ public record FormatValidationRequest(
     return new FormatValidationRequest(action, issues, null, null, null, null);
   }
 
-  /** withAction is this FormatValidationRequest with action replaced. */
-  public FormatValidationRequest withAction(String action) {
-    return new FormatValidationRequest(action, issues, args, dialect, schema, contract);
-  }
-
-  /** withIssues is this FormatValidationRequest with issues replaced. */
-  public FormatValidationRequest withIssues(Object issues) {
-    return new FormatValidationRequest(action, issues, args, dialect, schema, contract);
-  }
-
   /** withArgs is this FormatValidationRequest with args replaced. */
   public FormatValidationRequest withArgs(Object args) {
     return new FormatValidationRequest(action, issues, args, dialect, schema, contract);

@@ -13,32 +13,4 @@ package io.github.toolerr.abi;
  * @param reason optional (null: absent)
  */
 public record GateResponse(String verdict, String line, String response, String reason) {
-  /**
-   * of is a GateResponse of its required members, verdict, the others absent. Code that builds it
-   * with of and the withers keeps compiling when the ABI adds an optional member; code that calls
-   * the canonical constructor does not.
-   */
-  public static GateResponse of(String verdict) {
-    return new GateResponse(verdict, null, null, null);
-  }
-
-  /** withVerdict is this GateResponse with verdict replaced. */
-  public GateResponse withVerdict(String verdict) {
-    return new GateResponse(verdict, line, response, reason);
-  }
-
-  /** withLine is this GateResponse with line replaced. */
-  public GateResponse withLine(String line) {
-    return new GateResponse(verdict, line, response, reason);
-  }
-
-  /** withResponse is this GateResponse with response replaced. */
-  public GateResponse withResponse(String response) {
-    return new GateResponse(verdict, line, response, reason);
-  }
-
-  /** withReason is this GateResponse with reason replaced. */
-  public GateResponse withReason(String reason) {
-    return new GateResponse(verdict, line, response, reason);
-  }
 }

@@ -19,11 +19,6 @@ public record InternalErrorRequest(String message, String tool, String action) {
     return new InternalErrorRequest(message, null, null);
   }
 
-  /** withMessage is this InternalErrorRequest with message replaced. */
-  public InternalErrorRequest withMessage(String message) {
-    return new InternalErrorRequest(message, tool, action);
-  }
-
   /** withTool is this InternalErrorRequest with tool replaced. */
   public InternalErrorRequest withTool(String tool) {
     return new InternalErrorRequest(message, tool, action);

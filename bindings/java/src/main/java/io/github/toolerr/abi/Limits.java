@@ -10,27 +10,4 @@ package io.github.toolerr.abi;
  * @param maxValues required
  */
 public record Limits(long maxRequestBytes, int maxDepth, int maxValues) {
-  /**
-   * of is a Limits of its required members, maxRequestBytes, maxDepth, maxValues, the others
-   * absent. Code that builds it with of and the withers keeps compiling when the ABI adds an
-   * optional member; code that calls the canonical constructor does not.
-   */
-  public static Limits of(long maxRequestBytes, int maxDepth, int maxValues) {
-    return new Limits(maxRequestBytes, maxDepth, maxValues);
-  }
-
-  /** withMaxRequestBytes is this Limits with maxRequestBytes replaced. */
-  public Limits withMaxRequestBytes(long maxRequestBytes) {
-    return new Limits(maxRequestBytes, maxDepth, maxValues);
-  }
-
-  /** withMaxDepth is this Limits with maxDepth replaced. */
-  public Limits withMaxDepth(int maxDepth) {
-    return new Limits(maxRequestBytes, maxDepth, maxValues);
-  }
-
-  /** withMaxValues is this Limits with maxValues replaced. */
-  public Limits withMaxValues(int maxValues) {
-    return new Limits(maxRequestBytes, maxDepth, maxValues);
-  }
 }

@@ -20,21 +20,6 @@ public record RateLimitedRequest(Double max, Double windowSeconds, Double retryA
     return new RateLimitedRequest(max, windowSeconds, retryAfter, null);
   }
 
-  /** withMax is this RateLimitedRequest with max replaced. */
-  public RateLimitedRequest withMax(Double max) {
-    return new RateLimitedRequest(max, windowSeconds, retryAfter, key);
-  }
-
-  /** withWindowSeconds is this RateLimitedRequest with windowSeconds replaced. */
-  public RateLimitedRequest withWindowSeconds(Double windowSeconds) {
-    return new RateLimitedRequest(max, windowSeconds, retryAfter, key);
-  }
-
-  /** withRetryAfter is this RateLimitedRequest with retryAfter replaced. */
-  public RateLimitedRequest withRetryAfter(Double retryAfter) {
-    return new RateLimitedRequest(max, windowSeconds, retryAfter, key);
-  }
-
   /** withKey is this RateLimitedRequest with key replaced. */
   public RateLimitedRequest withKey(String key) {
     return new RateLimitedRequest(max, windowSeconds, retryAfter, key);

@@ -16,9 +16,4 @@ public record RequiredFieldRequest(String field) {
   public static RequiredFieldRequest of(String field) {
     return new RequiredFieldRequest(field);
   }
-
-  /** withField is this RequiredFieldRequest with field replaced. */
-  public RequiredFieldRequest withField(String field) {
-    return new RequiredFieldRequest(field);
-  }
 }

@@ -18,19 +18,4 @@ public record ServerBusyRequest(String tool, Double active, Double queued) {
   public static ServerBusyRequest of(String tool, Double active, Double queued) {
     return new ServerBusyRequest(tool, active, queued);
   }
-
-  /** withTool is this ServerBusyRequest with tool replaced. */
-  public ServerBusyRequest withTool(String tool) {
-    return new ServerBusyRequest(tool, active, queued);
-  }
-
-  /** withActive is this ServerBusyRequest with active replaced. */
-  public ServerBusyRequest withActive(Double active) {
-    return new ServerBusyRequest(tool, active, queued);
-  }
-
-  /** withQueued is this ServerBusyRequest with queued replaced. */
-  public ServerBusyRequest withQueued(Double queued) {
-    return new ServerBusyRequest(tool, active, queued);
-  }
 }

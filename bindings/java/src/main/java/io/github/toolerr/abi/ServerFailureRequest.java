@@ -24,11 +24,6 @@ public record ServerFailureRequest(String tool, Object result, Object error) {
     return new ServerFailureRequest(tool, null, null);
   }
 
-  /** withTool is this ServerFailureRequest with tool replaced. */
-  public ServerFailureRequest withTool(String tool) {
-    return new ServerFailureRequest(tool, result, error);
-  }
-
   /** withResult is this ServerFailureRequest with result replaced. */
   public ServerFailureRequest withResult(Object result) {
     return new ServerFailureRequest(tool, result, error);

@@ -11,27 +11,4 @@ package io.github.toolerr.abi;
  * @param result optional (null: absent)
  */
 public record ServerFailureResponse(String verdict, String code, Object result) {
-  /**
-   * of is a ServerFailureResponse of its required members, verdict, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static ServerFailureResponse of(String verdict) {
-    return new ServerFailureResponse(verdict, null, null);
-  }
-
-  /** withVerdict is this ServerFailureResponse with verdict replaced. */
-  public ServerFailureResponse withVerdict(String verdict) {
-    return new ServerFailureResponse(verdict, code, result);
-  }
-
-  /** withCode is this ServerFailureResponse with code replaced. */
-  public ServerFailureResponse withCode(String code) {
-    return new ServerFailureResponse(verdict, code, result);
-  }
-
-  /** withResult is this ServerFailureResponse with result replaced. */
-  public ServerFailureResponse withResult(Object result) {
-    return new ServerFailureResponse(verdict, code, result);
-  }
 }

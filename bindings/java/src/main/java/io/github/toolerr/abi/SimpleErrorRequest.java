@@ -20,11 +20,6 @@ public record SimpleErrorRequest(String message, String code) {
     return new SimpleErrorRequest(message, null);
   }
 
-  /** withMessage is this SimpleErrorRequest with message replaced. */
-  public SimpleErrorRequest withMessage(String message) {
-    return new SimpleErrorRequest(message, code);
-  }
-
   /** withCode is this SimpleErrorRequest with code replaced. */
   public SimpleErrorRequest withCode(String code) {
     return new SimpleErrorRequest(message, code);

@@ -36,18 +36,6 @@ public record ToolErrorRequest(
     return new ToolErrorRequest(code, message, null, null, null, null, null);
   }
 
-  /** withCode is this ToolErrorRequest with code replaced. */
-  public ToolErrorRequest withCode(String code) {
-    return new ToolErrorRequest(code, message, suggestion, availableActions, severity, details,
-        retryAfter);
-  }
-
-  /** withMessage is this ToolErrorRequest with message replaced. */
-  public ToolErrorRequest withMessage(String message) {
-    return new ToolErrorRequest(code, message, suggestion, availableActions, severity, details,
-        retryAfter);
-  }
-
   /** withSuggestion is this ToolErrorRequest with suggestion replaced. */
   public ToolErrorRequest withSuggestion(String suggestion) {
     return new ToolErrorRequest(code, message, suggestion, availableActions, severity, details,

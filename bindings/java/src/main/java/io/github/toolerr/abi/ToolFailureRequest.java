@@ -19,11 +19,6 @@ public record ToolFailureRequest(String message, String tool, String action) {
     return new ToolFailureRequest(message, null, null);
   }
 
-  /** withMessage is this ToolFailureRequest with message replaced. */
-  public ToolFailureRequest withMessage(String message) {
-    return new ToolFailureRequest(message, tool, action);
-  }
-
   /** withTool is this ToolFailureRequest with tool replaced. */
   public ToolFailureRequest withTool(String tool) {
     return new ToolFailureRequest(message, tool, action);

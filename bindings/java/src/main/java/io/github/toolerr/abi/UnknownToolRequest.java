@@ -20,14 +20,4 @@ public record UnknownToolRequest(String tool, List<String> tools) {
   public static UnknownToolRequest of(String tool, List<String> tools) {
     return new UnknownToolRequest(tool, tools);
   }
-
-  /** withTool is this UnknownToolRequest with tool replaced. */
-  public UnknownToolRequest withTool(String tool) {
-    return new UnknownToolRequest(tool, tools);
-  }
-
-  /** withTools is this UnknownToolRequest with tools replaced. */
-  public UnknownToolRequest withTools(List<String> tools) {
-    return new UnknownToolRequest(tool, tools);
-  }
 }

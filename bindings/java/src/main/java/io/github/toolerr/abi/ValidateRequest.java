@@ -22,21 +22,6 @@ public record ValidateRequest(String action, Object schema, Object args, Contrac
     return new ValidateRequest(action, schema, args, null);
   }
 
-  /** withAction is this ValidateRequest with action replaced. */
-  public ValidateRequest withAction(String action) {
-    return new ValidateRequest(action, schema, args, contract);
-  }
-
-  /** withSchema is this ValidateRequest with schema replaced. */
-  public ValidateRequest withSchema(Object schema) {
-    return new ValidateRequest(action, schema, args, contract);
-  }
-
-  /** withArgs is this ValidateRequest with args replaced. */
-  public ValidateRequest withArgs(Object args) {
-    return new ValidateRequest(action, schema, args, contract);
-  }
-
   /** withContract is this ValidateRequest with contract replaced. */
   public ValidateRequest withContract(Contract contract) {
     return new ValidateRequest(action, schema, args, contract);

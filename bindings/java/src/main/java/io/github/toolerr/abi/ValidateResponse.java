@@ -10,22 +10,4 @@ package io.github.toolerr.abi;
  * @param result optional (null: absent)
  */
 public record ValidateResponse(boolean valid, CallToolResult result) {
-  /**
-   * of is a ValidateResponse of its required members, valid, the others absent. Code that builds it
-   * with of and the withers keeps compiling when the ABI adds an optional member; code that calls
-   * the canonical constructor does not.
-   */
-  public static ValidateResponse of(boolean valid) {
-    return new ValidateResponse(valid, null);
-  }
-
-  /** withValid is this ValidateResponse with valid replaced. */
-  public ValidateResponse withValid(boolean valid) {
-    return new ValidateResponse(valid, result);
-  }
-
-  /** withResult is this ValidateResponse with result replaced. */
-  public ValidateResponse withResult(CallToolResult result) {
-    return new ValidateResponse(valid, result);
-  }
 }
