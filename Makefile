@@ -10,8 +10,7 @@ WASM_STD_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 WASM_STD_OUT := bin/toolerr-std.wasm
 # Copies of the module that bindings ship; `make wasm` writes them.
 WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
-	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
-	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
+	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
 
 .PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
 
@@ -24,7 +23,6 @@ wasm:
 	cd plugin && sha256sum toolerr.wasm > toolerr.wasm.sha256
 	python3 bindings/python/scripts/sync_wasm.py
 	node bindings/node/scripts/sync-wasm.mjs
-	bash bindings/rust/scripts/sync-wasm.sh
 
 # wasm-toolchain installs (or finds in its cache) the pinned TinyGo.
 wasm-toolchain:
