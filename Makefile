@@ -9,8 +9,7 @@ WASM_GO_VERSION := go1.26.8
 WASM_STD_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 WASM_STD_OUT := bin/toolerr-std.wasm
 # Copies of the module that bindings ship; `make wasm` writes them.
-WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
-	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256
+WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256
 
 .PHONY: all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
 
@@ -22,7 +21,6 @@ wasm:
 	bash plugin/tinygo/build.sh plugin/toolerr.wasm
 	cd plugin && sha256sum toolerr.wasm > toolerr.wasm.sha256
 	python3 bindings/python/scripts/sync_wasm.py
-	node bindings/node/scripts/sync-wasm.mjs
 
 # wasm-toolchain installs (or finds in its cache) the pinned TinyGo.
 wasm-toolchain:
