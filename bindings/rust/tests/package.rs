@@ -15,22 +15,25 @@ fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Runs a command and returns its stdout; fails the test with its stderr.
+fn output(mut command: Command) -> Vec<u8> {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// Runs cargo (the one running these tests) in the crate's folder, offline,
 /// and returns its stdout; fails the test with its stderr.
 fn cargo(args: &[&str]) -> String {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(args)
-        .arg("--offline")
-        .current_dir(crate_dir())
-        .output()
-        .expect("run cargo");
-    assert!(
-        out.status.success(),
-        "cargo {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.args(args).arg("--offline").current_dir(crate_dir());
+    String::from_utf8(output(command)).expect("utf-8")
 }
 
 #[test]
@@ -98,18 +101,12 @@ fn the_packaged_crate_carries_the_modules_bytes() {
         env!("CARGO_PKG_VERSION")
     ));
     let tar = |args: &[&str], member: &str| {
-        let out = Command::new("tar")
+        let mut command = Command::new("tar");
+        command
             .args(args)
             .arg(&krate)
-            .arg(format!("toolerr-{}/{member}", env!("CARGO_PKG_VERSION")))
-            .output()
-            .expect("run tar");
-        assert!(
-            out.status.success(),
-            "tar {args:?} {member}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+            .arg(format!("toolerr-{}/{member}", env!("CARGO_PKG_VERSION")));
+        output(command)
     };
     for member in ["wasm/toolerr.wasm", "wasm/toolerr.wasm.sha256"] {
         let listed = String::from_utf8(tar(&["-tvzf"], member)).unwrap();
