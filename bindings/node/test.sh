@@ -19,8 +19,8 @@ if [ -z "$prepared" ] && ! "$venv/bin/python" -c 'import mcp, toolerr; toolerr.c
 fi
 
 # The package's module, wasm/ (git-ignored), is copied from plugin/ by its
-# prepare script, which npm ci runs; run it again here, after a `make wasm`
-# that prepared runs did not see.
+# prepare script, which npm ci runs; it runs again here, for a
+# plugin/toolerr.wasm rebuilt since (TOOLERR_PREPARED=1 skips npm ci).
 echo "== bindings/node: wasm/ from plugin/toolerr.wasm (npm run prepare)"
 node "$repo/bindings/node/scripts/copy-wasm.mjs"
 
