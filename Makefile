@@ -8,23 +8,17 @@ GO ?= go
 WASM_GO_VERSION := go1.26.8
 WASM_STD_FLAGS := -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared
 WASM_STD_OUT := bin/toolerr-std.wasm
-# Copies of the module that bindings ship; `make wasm` writes them.
-WASM_COPIES := bindings/python/src/toolerr/toolerr.wasm bindings/python/src/toolerr/toolerr.wasm.sha256 \
-	bindings/node/wasm/toolerr.wasm bindings/node/wasm/toolerr.wasm.sha256 \
-	bindings/rust/wasm/toolerr.wasm bindings/rust/wasm/toolerr.wasm.sha256
 
 .PHONY: generate generate-check all bench heal-bench fuzz fuzz-smoke stress wasm wasm-std wasm-toolchain wasm-check test test-go test-node test-python test-install test-rust test-java prepare conformance e2e vet fmt-check tidy-check
 
 all: wasm test
 
-# wasm rebuilds the committed artifact with TinyGo, its digest, its build
-# record and the bindings' copies.
+# wasm rebuilds the committed artifact with TinyGo, its digest and its build
+# record: git holds the module only there. The bindings' packages take it
+# from plugin/ when they are built (bindings/*/README.md say how).
 wasm:
 	bash plugin/tinygo/build.sh plugin/toolerr.wasm
 	cd plugin && sha256sum toolerr.wasm > toolerr.wasm.sha256
-	python3 bindings/python/scripts/sync_wasm.py
-	node bindings/node/scripts/sync-wasm.mjs
-	bash bindings/rust/scripts/sync-wasm.sh
 
 # generate writes every file made from abi/abi.json (the ABI's one source):
 # Go types and constants, the core's export table and request fields, the
@@ -48,10 +42,9 @@ wasm-std:
 	CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_STD_FLAGS) -o $(WASM_STD_OUT) ./plugin/wasm
 	printf 'toolchain: %s\nenv: CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm\nflags: %s\nsource: ./plugin/wasm\n' "$(WASM_GO_VERSION)" '$(WASM_STD_FLAGS)' > $(WASM_STD_OUT).build
 
-# wasm-check fails when the committed artifact or a copy of it is not what
-# the sources build.
+# wasm-check fails when the committed artifact is not what the sources build.
 wasm-check: wasm
-	git diff --exit-code -- plugin/toolerr.wasm plugin/toolerr.wasm.sha256 plugin/toolerr.wasm.build $(WASM_COPIES)
+	git diff --exit-code -- plugin/toolerr.wasm plugin/toolerr.wasm.sha256 plugin/toolerr.wasm.build
 
 vet:
 	$(GO) vet ./...

@@ -18,8 +18,11 @@ if [ -z "$prepared" ] && ! "$venv/bin/python" -c 'import mcp, toolerr; toolerr.c
   bash "$repo/bindings/python/venv.sh"
 fi
 
-echo "== bindings/node: the shipped wasm is plugin/toolerr.wasm"
-node "$repo/bindings/node/scripts/sync-wasm.mjs" --check
+# The package's module, wasm/ (git-ignored), is copied from plugin/ by its
+# prepare script, which npm ci runs; it runs again here, for a
+# plugin/toolerr.wasm rebuilt since (TOOLERR_PREPARED=1 skips npm ci).
+echo "== bindings/node: wasm/ from plugin/toolerr.wasm (npm run prepare)"
+node "$repo/bindings/node/scripts/copy-wasm.mjs"
 
 # Both suites run even when the first fails; the script fails if either did.
 status=0

@@ -2,7 +2,8 @@
 # Create (if missing) and fill the Python virtual environment the binding's
 # tests and the Python example server run in: the pinned requirements, then
 # toolerr itself from ./bindings/python (a real, non-editable install, which
-# proves the package builds). Runnable from any directory.
+# proves the package builds; its build backend copies plugin/toolerr.wasm into
+# it). Runnable from any directory.
 #   TOOLERR_VENV  where the environment lives (default: <repo>/.venv)
 #   PYTHON        the interpreter that creates it (default: python3; 3.10+)
 set -euo pipefail

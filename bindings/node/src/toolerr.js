@@ -42,8 +42,8 @@ const RENDERED = Symbol('toolerr.rendered');
 
 /**
  * load reads the module (by default the copy shipped in this package),
- * refuses it unless its sha256 is the expected digest, starts it, and
- * refuses a module whose ABI major is not ABI_MAJOR.
+ * refuses it unless its sha256 is the expected digest (a ToolerrError, code
+ * TRAP), starts it, and refuses a module whose ABI major is not ABI_MAJOR.
  *
  * memoryMaxPages (default 8192, 512 MiB) caps the module's linear memory: a call that needs more
  * fails with TRAP. callTimeoutMs (default 10000) bounds a call: TIMEOUT at the deadline for a
@@ -69,14 +69,20 @@ export async function load(options = {}) {
   let wasm = options.wasm;
   let expected = options.sha256;
   if (wasm === undefined) {
-    wasm = await readFile(BUNDLED_WASM);
-    expected ??= (await readFile(BUNDLED_SHA256, 'utf8')).trim().split(/\s+/)[0];
+    try {
+      wasm = await readFile(BUNDLED_WASM);
+      expected ??= (await readFile(BUNDLED_SHA256, 'utf8')).trim().split(/\s+/)[0];
+    } catch (err) {
+      // wasm/ is written by the package's prepare script (scripts/copy-wasm.mjs), which npm runs
+      // when it packs or installs the package from the repository.
+      throw new ToolerrError('TRAP', `toolerr: the packaged module could not be read: ${err.message}`, { cause: err });
+    }
   } else if (expected === undefined) {
     throw new Error('toolerr: options.sha256 is required with options.wasm');
   }
   const actual = createHash('sha256').update(wasm).digest('hex');
   if (actual !== String(expected).toLowerCase()) {
-    throw new Error(`toolerr: module sha256 is ${actual}, want ${expected}`);
+    throw new ToolerrError('TRAP', `toolerr: module sha256 is ${actual}, want ${expected}`);
   }
   let module;
   try {

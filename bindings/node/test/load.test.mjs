@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,19 +85,38 @@ compiled once true
 `);
 });
 
-/** brokenPackage is a copy of this package whose module is cut short (its digest matching): it cannot compile. */
-function brokenPackage(t) {
+/** packageCopy is a copy of this package's code whose wasm/ holds wasm with its digest, or nothing. */
+function packageCopy(t, wasm) {
   const dir = mkdtempSync(join(tmpdir(), 'toolerr-broken-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   for (const name of ['package.json', 'src']) cpSync(join(packageDir, name), join(dir, name), { recursive: true });
   symlinkSync(join(packageDir, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const wasm = readFileSync(join(packageDir, 'wasm', 'toolerr.wasm'));
-  const cut = wasm.subarray(0, wasm.byteLength >> 1);
-  cpSync(join(packageDir, 'wasm'), join(dir, 'wasm'), { recursive: true });
-  writeFileSync(join(dir, 'wasm', 'toolerr.wasm'), cut);
-  writeFileSync(join(dir, 'wasm', 'toolerr.wasm.sha256'), `${createHash('sha256').update(cut).digest('hex')}  toolerr.wasm\n`);
+  if (wasm !== undefined) {
+    mkdirSync(join(dir, 'wasm'));
+    writeFileSync(join(dir, 'wasm', 'toolerr.wasm'), wasm);
+    writeFileSync(join(dir, 'wasm', 'toolerr.wasm.sha256'), `${createHash('sha256').update(wasm).digest('hex')}  toolerr.wasm\n`);
+  }
   return dir;
 }
+
+/** brokenPackage is a copy of this package whose module is cut short (its digest matching): it cannot compile. */
+function brokenPackage(t) {
+  const wasm = readFileSync(join(packageDir, 'wasm', 'toolerr.wasm'));
+  return packageCopy(t, wasm.subarray(0, wasm.byteLength >> 1));
+}
+
+test('a package without its module (its prepare script never ran) fails to load with a ToolerrError (TRAP) saying so', (t) => {
+  const out = run(`
+    const toolerr = await import('toolerr');
+    for (const attempt of [() => toolerr.load(), () => toolerr.describe()]) {
+      const err = await attempt().then(() => null, (e) => e);
+      console.log(err instanceof toolerr.ToolerrError, err.code, err.message.replaceAll(process.cwd(), 'DIR'), err.cause?.code);
+    }`, packageCopy(t));
+  assert.equal(out.status, 0, out.stderr);
+  assert.equal(out.stdout, `true TRAP toolerr: the packaged module could not be read: ENOENT: no such file or directory, open 'DIR/wasm/toolerr.wasm' ENOENT
+true TRAP toolerr: the packaged module could not be read: ENOENT: no such file or directory, open 'DIR/wasm/toolerr.wasm' ENOENT
+`);
+});
 
 test('a background load that fails is silent; the first call that needs the module gets a ToolerrError (TRAP)', (t) => {
   const dir = brokenPackage(t);

@@ -1,10 +1,13 @@
 // The package as npm sees it: its version is the repository's VERSION and
 // the module's own (describe), it is Apache-2.0 like the repository, and
-// `npm pack` ships what `import` and `require` load and nothing of the tests.
+// `npm pack` ships what `import` and `require` load, with the module its
+// prepare script copies from plugin/, and nothing of the tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { describe } from '../src/index.js';
@@ -40,8 +43,27 @@ test('every file the exports name exists, for import and for require', () => {
   for (const target of [...targets, pkg.types]) assert.ok(existsSync(new URL(target, new URL('..', import.meta.url))), target);
 });
 
-test('npm pack ships the code, types, wasm, README and LICENSE, and no tests', () => {
-  const run = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir, encoding: 'utf8', timeout: 60000 });
+/**
+ * freshTree is DIR/bindings/node, this package without node_modules and wasm/ (as a clone has it),
+ * beside DIR/plugin with the module and the given sha256 record; it returns DIR.
+ */
+function freshTree(t, record) {
+  const dir = mkdtempSync(join(tmpdir(), 'toolerr-pack-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const skipped = ['node_modules', 'wasm'].map((name) => join(packageDir, name));
+  cpSync(packageDir, join(dir, 'bindings', 'node'), { recursive: true, filter: (source) => !skipped.includes(source) });
+  mkdirSync(join(dir, 'plugin'));
+  cpSync(new URL('plugin/toolerr.wasm', root), join(dir, 'plugin', 'toolerr.wasm'));
+  writeFileSync(join(dir, 'plugin', 'toolerr.wasm.sha256'), record);
+  return dir;
+}
+
+const pack = (dir) => spawnSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: join(dir, 'bindings', 'node'), encoding: 'utf8', timeout: 60000 });
+
+test('npm pack of a fresh tree copies plugin/toolerr.wasm in and ships the code, types, wasm, README and LICENSE, and no tests', (t) => {
+  const record = readFileSync(new URL('plugin/toolerr.wasm.sha256', root), 'utf8');
+  const dir = freshTree(t, record);
+  const run = pack(dir);
   assert.equal(run.status, 0, run.stderr);
   const [packed] = JSON.parse(run.stdout);
   assert.equal(packed.version, pkg.version);
@@ -51,4 +73,18 @@ test('npm pack ships the code, types, wasm, README and LICENSE, and no tests', (
     assert.ok(files.includes(file), `${file} is not packed: ${files.join(' ')}`);
   }
   assert.deepEqual(files.filter((f) => /^(test|scripts|bench|node_modules)\//.test(f)), []);
+  // The tarball holds the module's bytes and record.
+  const tarball = join(dir, packed.filename);
+  const member = (name) => spawnSync('tar', ['-xzOf', tarball, `package/${name}`], { maxBuffer: 1 << 24 });
+  assert.ok(member('wasm/toolerr.wasm').stdout.equals(readFileSync(new URL('plugin/toolerr.wasm', root))));
+  assert.equal(member('wasm/toolerr.wasm.sha256').stdout.toString('utf8'), record);
+});
+
+test('npm pack refuses a plugin/toolerr.wasm whose sha256 is not its record\'s', (t) => {
+  const dir = freshTree(t, `${'0'.repeat(64)}  toolerr.wasm\n`);
+  const run = pack(dir);
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /copy-wasm: \S+\/plugin\/toolerr\.wasm has sha256 [0-9a-f]{64}, but toolerr\.wasm\.sha256 beside it records 0{64}\n/);
+  assert.deepEqual(readdirSync(dir).sort(), ['bindings', 'plugin']);
+  assert.ok(!existsSync(join(dir, 'bindings', 'node', 'wasm')));
 });

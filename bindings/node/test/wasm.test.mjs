@@ -1,33 +1,35 @@
-// The shipped module is the committed plugin/toolerr.wasm, and load()
-// refuses anything else.
+// The shipped module, wasm/toolerr.wasm, is the committed plugin/toolerr.wasm
+// (the package's prepare script, scripts/copy-wasm.mjs, copies it; npm pack
+// of a fresh tree is in package.test.mjs), and load() refuses anything else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { ABI_MINOR, EXPORTS, MAX_DEPTH, MAX_REQUEST_BYTES, MAX_VALUES, MODULE_VERSION } from '../src/abi.js';
-import { ABI_MAJOR, load } from '../src/index.js';
+import { ABI_MAJOR, ToolerrError, load } from '../src/index.js';
 
 const copy = readFileSync(new URL('../wasm/toolerr.wasm', import.meta.url));
-const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
-const firstToken = (text) => text.trim().split(/\s+/)[0];
-const committedDigest = firstToken(readFileSync(new URL('../../../plugin/toolerr.wasm.sha256', import.meta.url), 'utf8'));
+const plugin = new URL('../../../plugin/', import.meta.url);
+const committedRecord = readFileSync(new URL('toolerr.wasm.sha256', plugin), 'utf8');
+const committedDigest = committedRecord.trim().split(/\s+/)[0];
 
-test('the copied wasm has the sha256 committed in plugin/toolerr.wasm.sha256', () => {
-  assert.match(committedDigest, /^[0-9a-f]{64}$/);
-  assert.equal(sha256(copy), committedDigest);
+test('the shipped wasm and its record are plugin/toolerr.wasm and plugin/toolerr.wasm.sha256', () => {
+  assert.match(committedRecord, /^[0-9a-f]{64} {2}toolerr\.wasm\n$/);
+  assert.ok(copy.equals(readFileSync(new URL('toolerr.wasm', plugin))), 'wasm/toolerr.wasm is not plugin/toolerr.wasm: run npm run prepare in bindings/node');
+  assert.equal(readFileSync(new URL('../wasm/toolerr.wasm.sha256', import.meta.url), 'utf8'), committedRecord);
 });
 
-test('the recorded digest is the copy\'s', () => {
-  const recorded = readFileSync(new URL('../wasm/toolerr.wasm.sha256', import.meta.url), 'utf8');
-  assert.equal(recorded, `${committedDigest}  toolerr.wasm\n`);
-});
-
-test('load refuses bytes whose sha256 is not the expected one', async () => {
+test('load refuses bytes whose sha256 is not the expected one, with a ToolerrError (TRAP)', async () => {
+  const refused = (want) => (err) => {
+    assert.ok(err instanceof ToolerrError, err);
+    assert.equal(err.code, 'TRAP');
+    assert.match(err.message, want);
+    return true;
+  };
   const tampered = Uint8Array.from(copy);
   tampered[tampered.length - 1] ^= 1;
-  await assert.rejects(load({ wasm: tampered, sha256: committedDigest }), /module sha256 is [0-9a-f]{64}, want/);
-  await assert.rejects(load({ wasm: copy, sha256: '0'.repeat(64) }), /module sha256 is [0-9a-f]{64}, want 0{64}/);
+  await assert.rejects(load({ wasm: tampered, sha256: committedDigest }), refused(/^toolerr: module sha256 is [0-9a-f]{64}, want [0-9a-f]{64}$/));
+  await assert.rejects(load({ wasm: copy, sha256: '0'.repeat(64) }), refused(/^toolerr: module sha256 is [0-9a-f]{64}, want 0{64}$/));
   await assert.rejects(load({ wasm: copy }), /options\.sha256 is required/);
 });
 

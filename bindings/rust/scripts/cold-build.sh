@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 # The crate's source: the working tree, or the revision's files.
 if [ -n "$rev" ]; then
 	mkdir -p "$work/src-tree"
-	git -C "$root" archive "$rev" bindings/rust plugin/toolerr.wasm Cargo.lock | tar -x -C "$work/src-tree"
+	git -C "$root" archive "$rev" bindings/rust plugin/toolerr.wasm plugin/toolerr.wasm.sha256 Cargo.lock | tar -x -C "$work/src-tree"
 	tree="$work/src-tree"
 else
 	tree="$root"

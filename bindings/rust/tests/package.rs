@@ -1,73 +1,56 @@
-//! The crate as Cargo packages it: it carries the module it embeds (a copy
-//! of plugin/toolerr.wasm, written by `make wasm`), its version is the
-//! repository's VERSION and the module's own, it is Apache-2.0 with the
-//! repository's LICENSE, and it turns on no serde_json feature that it does
-//! not need.
+//! The crate as Cargo packages it: it carries the module it embeds (the
+//! bytes of plugin/toolerr.wasm, which wasm/toolerr.wasm links to), its
+//! version is the repository's VERSION and the module's own, it is
+//! Apache-2.0 with the repository's LICENSE, and it turns on no serde_json
+//! feature that it does not need.
 
 mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use toolerr::{Host, WASM, WASM_SHA256_FILE, wasm_sha256};
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+use toolerr::{Host, WASM, WASM_SHA256_FILE};
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Runs a command and returns its stdout; fails the test with its stderr.
+fn output(mut command: Command) -> Vec<u8> {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// Runs cargo (the one running these tests) in the crate's folder, offline,
 /// and returns its stdout; fails the test with its stderr.
 fn cargo(args: &[&str]) -> String {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(args)
-        .arg("--offline")
-        .current_dir(crate_dir())
-        .output()
-        .expect("run cargo");
-    assert!(
-        out.status.success(),
-        "cargo {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.args(args).arg("--offline").current_dir(crate_dir());
+    String::from_utf8(output(command)).expect("utf-8")
 }
 
 #[test]
-fn the_embedded_module_is_the_crates_copy_and_the_committed_one() {
-    // The crate's own copy, which `cargo package` ships and include_bytes! reads.
-    let copy = std::fs::read(crate_dir().join("wasm/toolerr.wasm")).unwrap();
-    assert!(
-        copy == WASM,
-        "bindings/rust/wasm/toolerr.wasm changed since this crate was built"
-    );
-    assert_eq!(sha256_hex(WASM), wasm_sha256());
-    let record = std::fs::read_to_string(crate_dir().join("wasm/toolerr.wasm.sha256")).unwrap();
-    assert_eq!(record, WASM_SHA256_FILE);
-    assert_eq!(record, format!("{}  toolerr.wasm\n", sha256_hex(&copy)));
-
-    // In the repository, the copy is plugin/toolerr.wasm (make wasm writes it:
-    // bash bindings/rust/scripts/sync-wasm.sh).
-    let root = common::repo_root();
-    let Ok(committed) = std::fs::read(root.join("plugin/toolerr.wasm")) else {
-        eprintln!(
-            "no plugin/toolerr.wasm beside the crate: not in the repository, nothing to compare"
-        );
-        return;
-    };
-    let stale = "bindings/rust/wasm is not plugin/toolerr.wasm: run bash bindings/rust/scripts/sync-wasm.sh";
-    assert_eq!(sha256_hex(&committed), sha256_hex(WASM), "{stale}");
-    let committed_record =
-        std::fs::read_to_string(root.join("plugin/toolerr.wasm.sha256")).unwrap();
-    assert_eq!(committed_record, WASM_SHA256_FILE, "{stale}");
+fn the_module_files_link_to_the_committed_module() {
+    // What include_bytes! and include_str! read (tests/host.rs compares the
+    // bytes with plugin/toolerr.wasm and its record).
+    for (link, target) in [
+        ("wasm/toolerr.wasm", "../../../plugin/toolerr.wasm"),
+        (
+            "wasm/toolerr.wasm.sha256",
+            "../../../plugin/toolerr.wasm.sha256",
+        ),
+    ] {
+        let read = std::fs::read_link(crate_dir().join(link))
+            .unwrap_or_else(|e| panic!("{link} is not a symlink: {e}"));
+        assert_eq!(read, Path::new(target), "{link}");
+    }
 }
 
 #[test]
@@ -98,6 +81,48 @@ fn cargo_package_ships_the_module_readme_and_license_and_no_tests() {
         unwanted.is_empty(),
         "packaged but not part of the crate: {unwanted:?}"
     );
+}
+
+#[test]
+fn the_packaged_crate_carries_the_modules_bytes() {
+    // cargo package follows the links: the .crate holds regular files with
+    // the module's bytes and record, which a crate built from it embeds.
+    let target = std::env::temp_dir().join(format!("toolerr-package-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&target);
+    cargo(&[
+        "package",
+        "--no-verify",
+        "--allow-dirty",
+        "--target-dir",
+        target.to_str().unwrap(),
+    ]);
+    let krate = target.join(format!(
+        "package/toolerr-{}.crate",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let tar = |args: &[&str], member: &str| {
+        let mut command = Command::new("tar");
+        command
+            .args(args)
+            .arg(&krate)
+            .arg(format!("toolerr-{}/{member}", env!("CARGO_PKG_VERSION")));
+        output(command)
+    };
+    for member in ["wasm/toolerr.wasm", "wasm/toolerr.wasm.sha256"] {
+        let listed = String::from_utf8(tar(&["-tvzf"], member)).unwrap();
+        assert!(
+            listed.starts_with('-'),
+            "{member} is not a regular file in the crate: {listed}"
+        );
+    }
+    let wasm = tar(&["-xzOf"], "wasm/toolerr.wasm");
+    let record = tar(&["-xzOf"], "wasm/toolerr.wasm.sha256");
+    std::fs::remove_dir_all(&target).unwrap();
+    assert!(
+        wasm == WASM,
+        "the packaged wasm/toolerr.wasm is not the embedded module"
+    );
+    assert_eq!(String::from_utf8(record).unwrap(), WASM_SHA256_FILE);
 }
 
 #[test]
