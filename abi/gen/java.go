@@ -398,14 +398,7 @@ func javaConst(name string) string {
 // javaComment writes a Javadoc comment of text (markdown), indented: on
 // one line when it fits.
 func javaComment(b *bytes.Buffer, indent, text string) {
-	text = javadoc(text)
-	if one := indent + "/** " + text + " */"; len(one) <= 100 {
-		b.WriteString(one + "\n")
-		return
-	}
-	b.WriteString(indent + "/**\n")
-	wrap(b, indent+" * ", text, 100)
-	b.WriteString(indent + " */\n")
+	docComment(b, indent, javadoc(text))
 }
 
 // javaInt writes an integer constant, long when int cannot hold it.

@@ -343,6 +343,18 @@ func wrap(b *bytes.Buffer, prefix, text string, width int) {
 	}
 }
 
+// docComment writes text as a /** */ comment (Javadoc, JSDoc) at indent:
+// on one line when it fits in 100 characters, else a block of lines.
+func docComment(b *bytes.Buffer, indent, text string) {
+	if one := indent + "/** " + text + " */"; len(one) <= 100 {
+		b.WriteString(one + "\n")
+		return
+	}
+	b.WriteString(indent + "/**\n")
+	wrap(b, indent+" * ", text, 100)
+	b.WriteString(indent + " */\n")
+}
+
 // mdLink matches a markdown link in the spec's text: its text, then its
 // target.
 var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)]*)\)`)

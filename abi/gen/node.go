@@ -113,14 +113,7 @@ func jsValue(v any) string {
 // 100 characters, else a block of lines. It writes nothing for no text.
 func jsdoc(b *bytes.Buffer, indent, text string) {
 	text = strings.ReplaceAll(text, "*/", "*\\/")
-	if text == "" {
-		return
+	if text != "" {
+		docComment(b, indent, text)
 	}
-	if one := indent + "/** " + text + " */"; len(one) <= 100 {
-		b.WriteString(one + "\n")
-		return
-	}
-	b.WriteString(indent + "/**\n")
-	wrap(b, indent+" * ", text, 100)
-	b.WriteString(indent + " */\n")
 }
