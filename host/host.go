@@ -36,6 +36,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tetratelabs/wazero/experimental"
+
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/plugin"
 )
@@ -236,7 +238,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 				return nil, fmt.Errorf("toolerr: engine %s is not linked into this program: import _ \"github.com/toolerr/toolerr/host/%s\"", kind, kind)
 			}
 		}
-		if h.eng, err = open(ctx, wasm, pages, compilationCacheDir(opts)); err != nil {
+		// Compiling the module is the slow part of a start with an empty
+		// cache: wazero's compiler splits it over every CPU the program
+		// may use (the Extism engine compiles through wazero with this
+		// context too), which about halves it on two cores.
+		compileCtx := experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+		if h.eng, err = open(compileCtx, wasm, pages, compilationCacheDir(opts)); err != nil {
 			return nil, err
 		}
 	}
