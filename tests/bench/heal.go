@@ -98,11 +98,7 @@ func healBench() (string, error) {
 	for i := 0; i < len(paths); i += 2 {
 		plain, healed := median(times[i]), median(times[i+1])
 		ratio := float64(healed) / float64(plain)
-		met := "no"
-		if ratio <= 1.10 {
-			met = "yes"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx | %s |\n", paths[i].lang, duration(float64(plain.Nanoseconds())), duration(float64(healed.Nanoseconds())), ratio, met)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx | %s |\n", paths[i].lang, duration(float64(plain.Nanoseconds())), duration(float64(healed.Nanoseconds())), ratio, yesNo(ratio <= 1.10))
 	}
 	return b.String(), nil
 }

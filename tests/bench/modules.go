@@ -94,9 +94,10 @@ func moduleReport() (string, error) {
 	}
 	b.WriteString("\n## First result of a fresh process (shipped module)\n\n")
 	b.WriteString("Each host's batch command started anew, timed from its start to its first answer (one tool_error): first with an empty cache directory (`XDG_CACHE_HOME`, which the Go host and wasmtime read), then again with the cache that run filled. Node has no compilation cache.\n\n")
-	b.WriteString("| host | empty cache | warm cache |\n|---|---|---|\n")
+	b.WriteString("| host | empty cache | warm cache | ratio | at most 3x |\n|---|---|---|---|---|\n")
 	for _, f := range firsts {
-		fmt.Fprintf(&b, "| %s | %.0f ms | %.0f ms |\n", f.engine, f.empty, f.hot)
+		ratio := f.empty / f.hot
+		fmt.Fprintf(&b, "| %s | %.0f ms | %.0f ms | %.1fx | %s |\n", f.engine, f.empty, f.hot, ratio, yesNo(ratio <= 3))
 	}
 	return b.String(), nil
 }
