@@ -107,19 +107,27 @@ type wazeroInstance struct {
 	buffer api.Function
 	call_  api.Function
 	stack  [2]uint64
+	// bufPtr is the request buffer toolerr_buffer gave, which holds at
+	// least bufSize bytes and stays the buffer until a larger one is
+	// asked for (abi/ABI.md, "Raw path"): a request that fits needs no
+	// call to toolerr_buffer.
+	bufPtr, bufSize uint32
 }
 
 const rawErrorFlag = 1 << 31
 
 func (w *wazeroInstance) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
 	size := len(export) + len(request)
-	w.stack[0] = uint64(size)
-	if err := w.buffer.CallWithStack(ctx, w.stack[:]); err != nil {
-		return nil, err
-	}
-	ptr := uint32(w.stack[0])
-	if ptr == 0 {
-		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
+	ptr := w.bufPtr
+	if ptr == 0 || size > int(w.bufSize) {
+		w.stack[0] = uint64(size)
+		if err := w.buffer.CallWithStack(ctx, w.stack[:]); err != nil {
+			return nil, err
+		}
+		if ptr = uint32(w.stack[0]); ptr == 0 {
+			return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
+		}
+		w.bufPtr, w.bufSize = ptr, uint32(size)
 	}
 	mem := w.mod.Memory()
 	if !mem.WriteString(ptr, export) || !mem.Write(ptr+uint32(len(export)), request) {
