@@ -117,6 +117,8 @@ impl Compiled {
             call,
             memory,
             deadline: self.deadline,
+            buf_at: 0,
+            buf_size: 0,
         })
     }
 }
@@ -128,6 +130,11 @@ pub(crate) struct Instance {
     call: TypedFunc<(i32, i32), i64>,
     memory: Memory,
     deadline: Option<u64>,
+    /// The request buffer `toolerr_buffer` gave (0: none yet) and the size
+    /// it was asked for: it stays the buffer until a larger one is asked
+    /// for (abi/ABI.md, "Raw path"), so a request that fits needs no call.
+    buf_at: usize,
+    buf_size: i32,
 }
 
 impl Instance {
@@ -147,10 +154,20 @@ impl Instance {
             self.store.set_epoch_deadline(ticks);
             ticker().running()
         });
-        let at = match self.buffer.call(&mut self.store, name_len + input_len) {
-            Ok(0) => return Outcome::TooLarge,
-            Ok(at) => at as u32 as usize,
-            Err(e) => return trap(e),
+        let Some(size) = name_len.checked_add(input_len) else {
+            return Outcome::TooLarge;
+        };
+        let at = if self.buf_at != 0 && size <= self.buf_size {
+            self.buf_at
+        } else {
+            match self.buffer.call(&mut self.store, size) {
+                Ok(0) => return Outcome::TooLarge,
+                Ok(at) => {
+                    (self.buf_at, self.buf_size) = (at as u32 as usize, size);
+                    self.buf_at
+                }
+                Err(e) => return trap(e),
+            }
         };
         let written = self
             .memory

@@ -99,6 +99,14 @@ public final class Engine implements AutoCloseable {
     final Memory memory;
     final ExportFunction buffer;
     final ExportFunction call;
+    /**
+     * The request buffer {@code toolerr_buffer} gave (0: none yet) and the size it was asked for: it
+     * stays the buffer until a larger one is asked for (abi/ABI.md, "Raw path"), so a request that
+     * fits needs no call.
+     */
+    int bufPtr;
+
+    int bufSize;
 
     Slot(Instance instance) {
       this.instance = instance;
@@ -209,7 +217,14 @@ public final class Engine implements AutoCloseable {
 
   private static long run(Slot slot, byte[] name, byte[] request) {
     int size = name.length + request.length;
-    int ptr = (int) slot.buffer.apply(size)[0];
+    int ptr = slot.bufPtr;
+    if (ptr == 0 || size > slot.bufSize) {
+      ptr = (int) slot.buffer.apply(size)[0];
+      if (ptr != 0) {
+        slot.bufPtr = ptr;
+        slot.bufSize = size;
+      }
+    }
     if (ptr == 0) {
       throw new ToolerrException(
           ToolerrException.REQUEST_TOO_LARGE,
