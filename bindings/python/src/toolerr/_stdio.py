@@ -159,17 +159,26 @@ class _GatedStdin:
     def __aiter__(self) -> _GatedStdin:
         return self
 
+    def _next_judged(self) -> tuple[bytes, int, GateVerdict | Exception] | None:
+        """The next line and the gate's verdict on it (or why there is none),
+        in one trip to a worker thread: a trip costs more than the gate."""
+        read = self._lines.next()
+        if read is None:
+            return None
+        head, total = read
+        try:
+            return head, total, _gate_head(self._module, total, head)
+        except Exception as exc:  # the module failed: the line cannot be judged
+            return head, total, exc
+
     async def __anext__(self) -> str:
-        module = self._module
         while True:
-            read = await anyio.to_thread.run_sync(self._lines.next, abandon_on_cancel=True)
-            if read is None:
+            judged = await anyio.to_thread.run_sync(self._next_judged, abandon_on_cancel=True)
+            if judged is None:
                 raise StopAsyncIteration
-            head, total = read
-            try:
-                verdict = await anyio.to_thread.run_sync(_gate_head, module, total, head)
-            except Exception as exc:  # the module failed: the line cannot be judged
-                logger.warning("ignored a line of %d bytes from the client: the gate failed: %s", total, exc)
+            head, total, verdict = judged
+            if isinstance(verdict, Exception):
+                logger.warning("ignored a line of %d bytes from the client: the gate failed: %s", total, verdict)
                 continue
             if verdict.verdict == "pass":
                 return head.decode("utf-8", "replace") + "\n"
