@@ -1,22 +1,16 @@
 // The idiomatic API: every result is the module's, wrapped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 
 import * as toolerr from '../src/index.js';
 import { ClientError, ToolErrorBuilder, ToolerrError, error, load, toolError, wrap } from '../src/index.js';
 
 const text = (result) => result.content.map((c) => c.text).join('\n----\n');
 
-const NOT_FOUND = `<tool_error code="NOT_FOUND" severity="error">
-<message>No invoice with that ID</message>
-<recovery>List invoices first, then retry with a real ID</recovery>
-<available_actions>
-  <action>billing.list_invoices</action>
-</available_actions>
-<details>
-  <detail key="requestedId">inv_999</detail>
-</details>
-</tool_error>`;
+// The billing demo's NOT_FOUND, as every example server answers it.
+const scenario = JSON.parse(readFileSync(new URL('../../../examples/scenario.json', import.meta.url), 'utf8'));
+const NOT_FOUND = scenario.sessions[0].calls.find((c) => c.name === 'get an unknown invoice is NOT_FOUND').answer.content[0];
 
 test('toolError renders a CallToolResult', async () => {
   const result = await toolError('NOT_FOUND', {
