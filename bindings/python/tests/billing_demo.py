@@ -24,13 +24,15 @@ class Payment(BaseModel):
     lines: list[Line]
 
 
-def invoice_not_found(requested_id: str) -> toolerr.ErrorBuilder:
-    """NOT_FOUND for an invoice ID, with a suggestion and an action (envelopes.not_found)."""
-    return (
-        toolerr.error("NOT_FOUND", "No invoice with that ID")
-        .suggest("List invoices first, then retry with a real ID")
-        .actions("billing.list_invoices")
-        .details(requestedId=requested_id)
+def invoice_not_found(requested_id: str) -> toolerr.ToolErrorException:
+    """NOT_FOUND for an invoice ID, with a suggestion and an action (envelopes.not_found):
+    the keyword form of a tool error, where the example servers chain a builder."""
+    return toolerr.ToolErrorException(
+        "NOT_FOUND",
+        "No invoice with that ID",
+        suggestion="List invoices first, then retry with a real ID",
+        available_actions=["billing.list_invoices"],
+        details={"requestedId": requested_id},
     )
 
 

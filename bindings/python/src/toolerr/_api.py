@@ -13,7 +13,7 @@ import inspect
 import json
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypedDict, TypeVar, Union, cast, overload
 
 from mcp_types import CallToolResult, TextContent
 
@@ -48,6 +48,7 @@ from ._sdk import check_mcp
 
 if TYPE_CHECKING:
     import pydantic
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11; only type checkers read it
 
 
 def _module(module: Toolerr | None) -> Toolerr:
@@ -92,47 +93,42 @@ def result_text(result: CallToolResult | Mapping[str, Any]) -> str:
 # --- rendering -------------------------------------------------------------
 
 
+class ToolErrorOptions(TypedDict, total=False):
+    """The optional members of a tool error: the keywords :func:`tool_error`
+    and :class:`ToolErrorException` take besides the code and the message."""
+
+    suggestion: str | None
+    """Rendered as ``<recovery>`` when not empty."""
+    available_actions: Sequence[str] | None
+    """One ``<action>`` each, in order."""
+    severity: Severity | None
+    """``error`` (the default), ``critical`` or ``warning`` (a success)."""
+    details: Mapping[str, DetailValue] | None
+    """Strings, numbers or booleans; their order is kept."""
+    retry_after: float | None
+    """Seconds; rendered when finite and above zero."""
+
+
 def tool_error(
-    code: str,
-    message: str,
-    *,
-    suggestion: str | None = None,
-    available_actions: Sequence[str] | None = None,
-    severity: Severity | None = "error",
-    details: Mapping[str, DetailValue] | None = None,
-    retry_after: float | None = None,
-    module: Toolerr | None = None,
+    code: str, message: str, *, module: Toolerr | None = None, **options: Unpack[ToolErrorOptions]
 ) -> CallToolResult:
     """Render a ``<tool_error>`` envelope. A warning comes back with
     ``is_error`` False: it rides the success path. Details keep their order."""
-    return _result(
-        module,
-        "tool_error",
-        _tool_error_request(code, message, suggestion, available_actions, severity, details, retry_after),
-    )
+    return _result(module, "tool_error", _tool_error_request(code, message, options))
 
 
-def _tool_error_request(
-    code: Any,
-    message: Any,
-    suggestion: Any = None,
-    available_actions: Any = None,
-    severity: Any = None,
-    details: Any = None,
-    retry_after: Any = None,
-) -> ToolErrorRequest:
+def _tool_error_request(code: Any, message: Any, options: ToolErrorOptions) -> ToolErrorRequest:
     request = ToolErrorRequest(code=code, message=message)
-    if suggestion is not None:
+    if (suggestion := options.get("suggestion")) is not None:
         request["suggestion"] = suggestion
-    if available_actions is not None:
+    if (actions := options.get("available_actions")) is not None:
         # A str is the module's to refuse.
-        actions: Any = available_actions if isinstance(available_actions, str) else list(available_actions)
-        request["availableActions"] = actions
-    if severity is not None:
+        request["availableActions"] = cast(Any, actions if isinstance(actions, str) else list(actions))
+    if (severity := options.get("severity", "error")) is not None:
         request["severity"] = severity
-    if details is not None:
-        request["details"] = details
-    if retry_after is not None:
+    if (details := options.get("details")) is not None:
+        request["details"] = cast(Any, details)  # any Mapping: the module reads it as JSON
+    if (retry_after := options.get("retry_after")) is not None:
         request["retryAfter"] = retry_after
     return request
 
@@ -463,23 +459,11 @@ class ToolErrorException(Exception):
     :func:`handle_exception` render it intact (unlike any other exception,
     which becomes INTERNAL_ERROR)."""
 
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        suggestion: str | None = None,
-        available_actions: Sequence[str] | None = None,
-        severity: Severity | None = "error",
-        details: Mapping[str, DetailValue] | None = None,
-        retry_after: float | None = None,
-    ) -> None:
+    def __init__(self, code: str, message: str, **options: Unpack[ToolErrorOptions]) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self._request: ToolErrorRequest = _tool_error_request(
-            code, message, suggestion, available_actions, severity, details, retry_after
-        )
+        self._request: ToolErrorRequest = _tool_error_request(code, message, options)
 
     def request(self) -> dict[str, Any]:
         """The ``tool_error`` request built so far (ABI field names)."""
