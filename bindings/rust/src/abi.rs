@@ -81,36 +81,21 @@ impl DetailValue {
     }
 }
 
-impl From<&str> for DetailValue {
-    fn from(v: &str) -> Self {
-        DetailValue::String(v.to_string())
-    }
-}
-impl From<String> for DetailValue {
-    fn from(v: String) -> Self {
-        DetailValue::String(v)
-    }
-}
-impl From<&String> for DetailValue {
-    fn from(v: &String) -> Self {
-        DetailValue::String(v.clone())
-    }
-}
-impl From<bool> for DetailValue {
-    fn from(v: bool) -> Self {
-        DetailValue::Bool(v)
-    }
-}
-macro_rules! detail_number {
-    ($($t:ty),*) => {$(
+/// `From` for the types a detail value is made of: `detail_from!(T, U => |v| expr)`.
+macro_rules! detail_from {
+    ($($t:ty),+ => |$v:ident| $e:expr) => {$(
         impl From<$t> for DetailValue {
-            fn from(v: $t) -> Self {
-                DetailValue::Number(v as f64)
+            fn from($v: $t) -> Self {
+                $e
             }
         }
-    )*};
+    )+};
 }
-detail_number!(f64, f32, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize);
+detail_from!(&str => |v| DetailValue::String(v.to_string()));
+detail_from!(String => |v| DetailValue::String(v));
+detail_from!(&String => |v| DetailValue::String(v.clone()));
+detail_from!(bool => |v| DetailValue::Bool(v));
+detail_from!(f64, f32, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize => |v| DetailValue::Number(v as f64));
 
 impl Serialize for DetailValue {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
