@@ -114,9 +114,9 @@ class ApiTest {
   void parseAndCheckResultReadTheEnvelopesBack() {
     CallToolResult r = Toolerr.toolError("RATE_LIMITED", "Slow down.").retryAfter(30).render(t);
     ClientError e = assertThrows(ClientError.class, () -> t.checkResult(r));
-    assertEquals("RATE_LIMITED", e.code());
-    assertEquals(30.0, e.retryAfter());
-    assertEquals("tool_error", e.kind());
+    assertEquals("RATE_LIMITED", e.data().code());
+    assertEquals(30.0, e.data().retryAfter());
+    assertEquals("tool_error", e.data().kind());
     CallToolResult ok = new CallToolResult(List.of(new Content("text", "{}")), false);
     assertEquals(ok, t.checkResult(ok));
 
