@@ -70,35 +70,20 @@ func main() {
 	healOnly := flag.Bool("heal-only", false, "measure only the healing section (valid calls, healed and plain) and rewrite it in BENCHMARKS.md, keeping the rest")
 	sizesOnly := flag.Bool("sizes-only", false, "measure only the sizes section (the Go quickstart with and without toolerr, the npm package) and rewrite it in BENCHMARKS.md, keeping the rest")
 	flag.Parse()
-	if *sizesOnly {
-		if err := rewriteSection(sizesHeading, sizesBench); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
+	var err error
+	switch { // the first -*-only flag set, in this order, is the one measured
+	case *sizesOnly:
+		err = rewriteSection(sizesHeading, sizesBench)
+	case *healOnly:
+		err = rewriteSection(healHeading, healBench)
+	case *proxyOnly:
+		err = rewriteSection(proxyHeading, proxyBench)
+	case *modulesOnly:
+		err = rewriteSection(moduleHeading, moduleReport)
+	default:
+		err = run(*benchtime, *count, strings.Split(*bindings, ","))
 	}
-	if *healOnly {
-		if err := rewriteSection(healHeading, healBench); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *proxyOnly {
-		if err := rewriteSection(proxyHeading, proxyBench); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *modulesOnly {
-		if err := rewriteSection(moduleHeading, moduleReport); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := run(*benchtime, *count, strings.Split(*bindings, ",")); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
