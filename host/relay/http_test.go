@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -451,13 +450,11 @@ func TestHTTP_ServerEnds(t *testing.T) {
 // TestHTTP_Keepalive: a call that takes long streams comments meanwhile.
 func TestHTTP_Keepalive(t *testing.T) {
 	defer relay.SetKeepalive(50 * time.Millisecond)()
-	var answered atomic.Bool
 	handle := standard(nil)
 	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
 		if bytes.Contains(line, []byte(`"name":"slow"`)) {
 			go func() {
 				time.Sleep(300 * time.Millisecond)
-				answered.Store(true)
 				s.peer.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"late"}]}}`))
 			}()
 			return ""
