@@ -204,7 +204,7 @@ func TestHTTP_Session(t *testing.T) {
 	if r := p.post(sid, `{"jsonrpc":"2.0","id":8,"method":"ping"}`); r.status != 404 || !strings.Contains(r.body, `"error":{"code":-32600`) {
 		t.Errorf("after DELETE: %d %s", r.status, r.body)
 	}
-	waitFor(t, "the server stopped", func() bool { return p.h.Running() == 0 })
+	testutil.WaitUntil(t, "the server stopped", 15*time.Second, func() bool { return p.h.Running() == 0 })
 	if !p.server(0).stopped {
 		t.Error("the session's server was not stopped")
 	}
@@ -217,16 +217,6 @@ func TestHTTP_Session(t *testing.T) {
 	}
 	if r := do(t, "PUT", p.srv.URL, "", "x"); r.status != 405 {
 		t.Errorf("PUT: %d", r.status)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -350,14 +340,14 @@ func TestHTTP_MaxSessions(t *testing.T) {
 		t.Errorf("a third session: %d %s", r.status, r.body)
 	}
 	do(t, "DELETE", p.srv.URL, first, "")
-	waitFor(t, "the first session's server stopped", func() bool { return p.h.Running() == 1 })
+	testutil.WaitUntil(t, "the first session's server stopped", 15*time.Second, func() bool { return p.h.Running() == 1 })
 	p.open()
 }
 
 func TestHTTP_IdleTimeout(t *testing.T) {
 	p := newHTTPProxy(t, relay.HTTPOptions{IdleTimeout: 100 * time.Millisecond}, relay.Options{}, standard(nil))
 	sid := p.open()
-	waitFor(t, "the idle session ended", func() bool { return p.h.Running() == 0 })
+	testutil.WaitUntil(t, "the idle session ended", 15*time.Second, func() bool { return p.h.Running() == 0 })
 	if !p.server(0).stopped {
 		t.Error("its server was not stopped")
 	}
@@ -438,7 +428,7 @@ func TestHTTP_ServerEnds(t *testing.T) {
 	if text, _ := textOf(t, r.body); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("the pending call: %s", text)
 	}
-	waitFor(t, "the session ended", func() bool { return p.h.Running() == 1 })
+	testutil.WaitUntil(t, "the session ended", 15*time.Second, func() bool { return p.h.Running() == 1 })
 	if r := p.post(a, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != 404 {
 		t.Errorf("its session after: %d %s", r.status, r.body)
 	}

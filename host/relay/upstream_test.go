@@ -310,7 +310,7 @@ func TestUpstream_Slow(t *testing.T) {
 	if text, _ := s.callTool("1", "hang", `{}`); !strings.HasPrefix(text, `<tool_error code="TIMEOUT"`) {
 		t.Errorf("a slow call: %s", text)
 	}
-	waitFor(t, "the upstream's call cancelled", func() bool { return up.cancelled.Load() == 1 })
+	testutil.WaitUntil(t, "the upstream's call cancelled", 15*time.Second, func() bool { return up.cancelled.Load() == 1 })
 	if text, _ := s.callTool("2", "echo", `{"message":"next"}`); text != "echo: next" {
 		t.Errorf("after the timeout: %s", text)
 	}

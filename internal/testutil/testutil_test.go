@@ -66,3 +66,11 @@ func TestSyncBuffer(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+func TestWaitUntil(t *testing.T) {
+	n := 0
+	WaitUntil(t, "the third poll", time.Minute, func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Fatalf("cond called %d times, want 3", n)
+	}
+}

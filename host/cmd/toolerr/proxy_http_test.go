@@ -126,15 +126,6 @@ func children(pid int) []int {
 	return out
 }
 
-func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-	}
-}
-
 // rss is a process's resident set, in KiB.
 func rss(t *testing.T, pid int) int {
 	t.Helper()
@@ -238,7 +229,7 @@ func TestProxyHTTP_TypeScriptClient(t *testing.T) {
 	p := listening(t, "--", "node", everything, "stdio")
 	r := runTSClient(t, p.url)
 	checkEverythingSession(t, r, "Hi from the TypeScript client")
-	waitUntil(t, "the session's server reaped after DELETE", 20*time.Second, func() bool { return len(children(p.pid())) == 0 })
+	testutil.WaitUntil(t, "the session's server reaped after DELETE", 20*time.Second, func() bool { return len(children(p.pid())) == 0 })
 	if !strings.Contains(p.stderr.String(), "session "+r.SessionID[:8]+" ended") {
 		t.Errorf("the session's end is not noted:\n%s", p.stderr)
 	}
@@ -268,7 +259,7 @@ func everythingHTTP(t *testing.T, everything string) string {
 		cmd.Process.Signal(os.Interrupt)
 		testutil.WaitOrKill(cmd, 10*time.Second)
 	})
-	waitUntil(t, "server-everything listens", 30*time.Second, func() bool {
+	testutil.WaitUntil(t, "server-everything listens", 30*time.Second, func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
 		if err == nil {
 			c.Close()
@@ -410,7 +401,7 @@ func TestProxyHTTP_Load(t *testing.T) {
 	if err := session(0); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	waitUntil(t, "the first session's server reaped", 20*time.Second, func() bool { return len(children(pid)) == 0 })
+	testutil.WaitUntil(t, "the first session's server reaped", 20*time.Second, func() bool { return len(children(pid)) == 0 })
 	first := rss(t, pid)
 	var wg sync.WaitGroup
 	errs := make(chan error, sessions)
@@ -428,7 +419,7 @@ func TestProxyHTTP_Load(t *testing.T) {
 	if t.Failed() {
 		t.Fatalf("proxy stderr:\n%.4000s", stderr)
 	}
-	waitUntil(t, "every session's server reaped", 30*time.Second, func() bool { return len(children(pid)) == 0 })
+	testutil.WaitUntil(t, "every session's server reaped", 30*time.Second, func() bool { return len(children(pid)) == 0 })
 	after := rss(t, pid)
 	t.Logf("proxy RSS: %d KiB after the first session, %d KiB after %d sessions of %d calls (up to %d servers at once)", first, after, sessions, calls, peak)
 	if after > 2*first {
@@ -454,16 +445,16 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 		return cs
 	}
 	a, b := connect(), connect()
-	waitUntil(t, "two servers", 20*time.Second, func() bool { return len(children(pid)) == 2 })
+	testutil.WaitUntil(t, "two servers", 20*time.Second, func() bool { return len(children(pid)) == 2 })
 	got, _ := testutil.CallText(t, a, "fault.crash", `{}`)
 	if !strings.HasPrefix(got, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("the crashing call: %s", got)
 	}
-	waitUntil(t, "the crashed server reaped", 20*time.Second, func() bool { return len(children(pid)) == 1 })
+	testutil.WaitUntil(t, "the crashed server reaped", 20*time.Second, func() bool { return len(children(pid)) == 1 })
 	// The proxy ends the session once it has seen its child exit: a call
 	// made just before that is answered (upstream unavailable), and every
 	// call after it fails.
-	waitUntil(t, "the crashed session ended", 20*time.Second, func() bool {
+	testutil.WaitUntil(t, "the crashed session ended", 20*time.Second, func() bool {
 		_, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "orders.fail", Arguments: map[string]any{}})
 		return err != nil
 	})
@@ -607,7 +598,7 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 		t.Errorf("the upstream down: %s", got)
 	}
 	serveAt(addr)
-	waitUntil(t, "the upstream serves again", 20*time.Second, func() bool {
+	testutil.WaitUntil(t, "the upstream serves again", 20*time.Second, func() bool {
 		got, _ := testutil.CallText(t, cs, "echo", `{"message":"back"}`)
 		return got == "echo: back"
 	})
