@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
 
 // span is a byte range of the line, [start, end).
@@ -591,42 +593,13 @@ func decode(tok []byte) string {
 		return unsafe.String(unsafe.SliceData(s), len(s))
 	}
 	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			out = append(out, c)
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			i++
 			continue
 		}
-		i++
-		switch s[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			u, _ := strconv.ParseUint(string(s[i+1:i+5]), 16, 16)
-			r := rune(u)
-			i += 4
-			if utf16IsHigh(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-				lo, _ := strconv.ParseUint(string(s[i+3:i+7]), 16, 16)
-				if utf16IsLow(rune(lo)) {
-					r = (r-0xD800)<<10 + (rune(lo) - 0xDC00) + 0x10000
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, r) // a lone surrogate: U+FFFD
-		default:
-			out = append(out, s[i])
-		}
+		out, i, _ = jsonv.AppendEscape(out, s, i+1) // the scan accepted it
 	}
 	return string(out)
 }
-
-func utf16IsHigh(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
-func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r <= 0xDFFF }

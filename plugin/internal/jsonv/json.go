@@ -536,47 +536,13 @@ func (d *Decoder) str() (string, error) {
 			if d.pos >= len(d.data) {
 				return "", d.fail("unexpected end of input in a string")
 			}
-			e := d.data[d.pos]
-			d.pos++
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := d.hex4()
-				if !ok {
-					return "", d.fail("invalid \\u escape")
+			var ok bool
+			if buf, d.pos, ok = AppendEscape(buf, d.data, d.pos); !ok {
+				if e := d.data[d.pos]; e != 'u' {
+					return "", d.fail("invalid escape character " + quoteByte(e))
 				}
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if r < 0xdc00 && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-						save := d.pos
-						d.pos += 2
-						if lo, ok := d.hex4(); ok {
-							r2 = utf16.DecodeRune(r, lo)
-						}
-						if r2 < 0 || r2 == utf8.RuneError {
-							d.pos = save // the next escape stands on its own
-						}
-					}
-					if r2 < 0 {
-						r2 = utf8.RuneError
-					}
-					r = r2
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				d.pos--
-				return "", d.fail("invalid escape character " + quoteByte(e))
+				d.pos++
+				return "", d.fail("invalid \\u escape")
 			}
 		case c < 0x80:
 			buf = append(buf, c)
@@ -601,12 +567,48 @@ func (d *Decoder) strFrom(mark int) string {
 	return unsafe.String(&d.strs[mark], len(d.strs)-mark)
 }
 
-func (d *Decoder) hex4() (rune, bool) {
-	if len(d.data)-d.pos < 4 {
+// unescaped is the byte a two-byte escape stands for, by the letter after
+// its backslash; 0 for a letter that makes no such escape ('u' begins a
+// longer one).
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// AppendEscape appends to b the text of the escape whose letter (the byte
+// after its backslash) is s[i], and returns b and the index after the
+// escape. A high surrogate escape followed by a low one is one character;
+// any other surrogate escape stands alone and gives U+FFFD. ok is false,
+// with b and i as they came, when the escape is not valid JSON: an unknown
+// letter, or a \u not followed by four hexadecimal digits.
+func AppendEscape(b, s []byte, i int) (_ []byte, next int, ok bool) {
+	e := s[i]
+	if c := unescaped[e]; c != 0 {
+		return append(b, c), i + 1, true
+	}
+	if e != 'u' {
+		return b, i, false
+	}
+	r, ok := hex4(s, i+1)
+	if !ok {
+		return b, i, false
+	}
+	next = i + 5
+	if r >= 0xd800 && r < 0xdc00 && next+1 < len(s) && s[next] == '\\' && s[next+1] == 'u' {
+		if lo, ok := hex4(s, next+2); ok {
+			if pair := utf16.DecodeRune(r, lo); pair != utf8.RuneError {
+				r = pair
+				next += 6
+			}
+		}
+	}
+	return utf8.AppendRune(b, r), next, true // a lone surrogate: U+FFFD
+}
+
+// hex4 reads the four hexadecimal digits at s[i:].
+func hex4(s []byte, i int) (rune, bool) {
+	if len(s)-i < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range d.data[d.pos : d.pos+4] {
+	for _, c := range s[i : i+4] {
 		switch {
 		case c >= '0' && c <= '9':
 			r = r<<4 | rune(c-'0')
@@ -618,6 +620,5 @@ func (d *Decoder) hex4() (rune, bool) {
 			return 0, false
 		}
 	}
-	d.pos += 4
 	return r, true
 }

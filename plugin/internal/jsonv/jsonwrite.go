@@ -57,6 +57,11 @@ func (w *Writer) value(v *Value) {
 
 const hexDigits = "0123456789abcdef"
 
+// escapeLetter is the letter after the backslash of the two-byte escape
+// JSON.stringify writes for a byte; 0 for a control character it writes
+// as \u00XX. It is unescaped (json.go) the other way round, less '/'.
+var escapeLetter = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -82,22 +87,9 @@ func appendJSONString(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
+		if e := escapeLetter[c]; e != 0 {
+			b = append(b, '\\', e)
+		} else {
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		i++
