@@ -309,54 +309,13 @@ func (sc *scanner) run() bool {
 // memberAt notes the value starting at i, first byte c, when it is one
 // the gate reads, and returns it.
 func (sc *scanner) memberAt(i int, c byte) *member {
-	var m *member
+	m := sc.member()
 	switch {
-	case sc.level == 1 && sc.top[0].object:
-		switch sc.top[0].key {
-		case "jsonrpc":
-			m = &sc.s.jsonrpc
-		case "id":
-			m = &sc.s.id
-		case "method":
-			m = &sc.s.method
-		case "params":
-			m = &sc.s.params
-		case "result":
-			m = &sc.s.result
-		case "error":
-			m = &sc.s.errorMember
-		default:
-			if sc.s.other.kind == kindNone {
-				m, sc.s.otherName = &sc.s.other, sc.top[0].key
-			}
-		}
-	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object:
-		switch sc.top[1].key {
-		case "name":
-			m = &sc.s.name
-		case "arguments":
-			m = &sc.s.arguments
-			sc.argsLevel = 3
-		case "_meta":
-			m = &sc.s.meta
-		case "cursor":
-			m = &sc.s.cursor
-		}
-	case sc.level == 3 && sc.inMeta() && sc.top[2].key == "progressToken":
-		m = &sc.s.progressToken
-	case sc.level == 3 && sc.inMeta() && sc.top[2].key == relatedTaskKey:
-		m = &sc.s.relatedTask
-	case sc.level == 4 && sc.inRelatedTask() && sc.top[3].key == "taskId":
-		m = &sc.s.taskID
-	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "error" && sc.top[1].object:
-		switch sc.top[1].key {
-		case "code":
-			m = &sc.s.errorCode
-		case "message":
-			m = &sc.s.errorMessage
-		}
-	}
-	if m == nil {
+	case m == &sc.s.arguments:
+		sc.argsLevel = 3
+	case m == nil && sc.level == 1 && sc.top[0].object && sc.s.other.kind == kindNone:
+		m, sc.s.otherName = &sc.s.other, sc.top[0].key
+	case m == nil:
 		return nil
 	}
 	if m.kind != kindNone {
@@ -365,6 +324,53 @@ func (sc *scanner) memberAt(i int, c byte) *member {
 	m.kind = kindOf(c)
 	m.at = span{i, -1}
 	return m
+}
+
+// member returns the member the gate reads whose value is at the current
+// level (the value of the innermost key), or nil.
+func (sc *scanner) member() *member {
+	switch {
+	case sc.level == 1 && sc.top[0].object:
+		switch sc.top[0].key {
+		case "jsonrpc":
+			return &sc.s.jsonrpc
+		case "id":
+			return &sc.s.id
+		case "method":
+			return &sc.s.method
+		case "params":
+			return &sc.s.params
+		case "result":
+			return &sc.s.result
+		case "error":
+			return &sc.s.errorMember
+		}
+	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object:
+		switch sc.top[1].key {
+		case "name":
+			return &sc.s.name
+		case "arguments":
+			return &sc.s.arguments
+		case "_meta":
+			return &sc.s.meta
+		case "cursor":
+			return &sc.s.cursor
+		}
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == "progressToken":
+		return &sc.s.progressToken
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == relatedTaskKey:
+		return &sc.s.relatedTask
+	case sc.level == 4 && sc.inRelatedTask() && sc.top[3].key == "taskId":
+		return &sc.s.taskID
+	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "error" && sc.top[1].object:
+		switch sc.top[1].key {
+		case "code":
+			return &sc.s.errorCode
+		case "message":
+			return &sc.s.errorMessage
+		}
+	}
+	return nil
 }
 
 // inMeta reports whether the level below params is an object read as
@@ -392,52 +398,17 @@ func (sc *scanner) endScalar(end int, m *member) {
 	}
 }
 
-// end closes the innermost level, whose last byte is at end-1.
+// end closes the innermost level, whose last byte is at end-1: the value
+// of the innermost key below it. Where the gate reads a scalar (jsonrpc,
+// method, the tool's name, the error's code and message), an object or an
+// array there fails its kind check before its end is read.
 func (sc *scanner) end(end int) {
 	sc.level--
-	var m *member
-	switch sc.level {
-	case 1:
-		if sc.top[0].object {
-			switch sc.top[0].key {
-			case "id":
-				m = &sc.s.id
-			case "params":
-				m = &sc.s.params
-			case "result":
-				m = &sc.s.result
-			case "error":
-				m = &sc.s.errorMember
-			}
-		}
-	case 2:
-		if sc.top[0].object && sc.top[0].key == "params" && sc.top[1].object {
-			switch sc.top[1].key {
-			case "arguments":
-				m = &sc.s.arguments
-				sc.argsLevel = 0
-			case "_meta":
-				m = &sc.s.meta
-			case "cursor":
-				m = &sc.s.cursor
-			}
-		}
-	case 3:
-		if sc.inMeta() {
-			switch sc.top[2].key {
-			case "progressToken":
-				m = &sc.s.progressToken
-			case relatedTaskKey:
-				m = &sc.s.relatedTask
-			}
-		}
-	case 4:
-		if sc.inRelatedTask() && sc.top[3].key == "taskId" {
-			m = &sc.s.taskID
-		}
-	}
-	if m != nil {
+	if m := sc.member(); m != nil {
 		m.at.end = end
+		if m == &sc.s.arguments {
+			sc.argsLevel = 0
+		}
 	}
 }
 

@@ -347,7 +347,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			v.Members = d.keepMembers(d.members[start:])
+			v.Members = keep(&d.memArena, d.members[start:])
 			d.members = d.members[:start]
 			return v, nil
 		default:
@@ -356,24 +356,15 @@ func (d *Decoder) object(depth int) (*Value, error) {
 	}
 }
 
-// keepMembers copies an object's members into the member chunk.
-func (d *Decoder) keepMembers(ms []Member) []Member {
-	if cap(d.memArena)-len(d.memArena) < len(ms) {
-		d.memArena = make([]Member, 0, chunkCap(cap(d.memArena), len(ms)))
+// keep copies an object's members or an array's items into their chunk,
+// *arena, starting a new chunk when they do not fit in what is left of it.
+func keep[T any](arena *[]T, xs []T) []T {
+	if cap(*arena)-len(*arena) < len(xs) {
+		*arena = make([]T, 0, chunkCap(cap(*arena), len(xs)))
 	}
-	i := len(d.memArena)
-	d.memArena = append(d.memArena, ms...)
-	return d.memArena[i:len(d.memArena):len(d.memArena)]
-}
-
-// keepItems copies an array's items into the item chunk.
-func (d *Decoder) keepItems(items []*Value) []*Value {
-	if cap(d.itemArena)-len(d.itemArena) < len(items) {
-		d.itemArena = make([]*Value, 0, chunkCap(cap(d.itemArena), len(items)))
-	}
-	i := len(d.itemArena)
-	d.itemArena = append(d.itemArena, items...)
-	return d.itemArena[i:len(d.itemArena):len(d.itemArena)]
+	i := len(*arena)
+	*arena = append(*arena, xs...)
+	return (*arena)[i:len(*arena):len(*arena)]
 }
 
 func lookupMember(members []Member, index map[string]int, key string) (int, bool) {
@@ -417,7 +408,7 @@ func (d *Decoder) array(depth int) (*Value, error) {
 			d.pos++
 		case ']':
 			d.pos++
-			v.Arr = d.keepItems(d.items[start:])
+			v.Arr = keep(&d.itemArena, d.items[start:])
 			d.items = d.items[:start]
 			return v, nil
 		default:

@@ -246,13 +246,13 @@ func indexCloser(s, name string) int {
 	}
 }
 
-// next finds the next opening tag at or after s.pos and returns its name,
-// its attributes (when it has any) and the offset just after it.
-func (s *scanner) next() (name string, attrs attrList, after int, ok bool) {
+// next finds the next opening tag at or after s.pos, moves past it and
+// returns its name and its attributes (when it has any).
+func (s *scanner) next() (name string, attrs attrList, ok bool) {
 	for {
 		j := strings.IndexByte(s.body[s.pos:], '<')
 		if j < 0 {
-			return "", nil, 0, false
+			return "", nil, false
 		}
 		at := s.pos + j
 		nameEnd := at + 1
@@ -265,23 +265,27 @@ func (s *scanner) next() (name string, attrs attrList, after int, ok bool) {
 			continue
 		}
 		if s.body[nameEnd] == '>' {
-			return name, nil, nameEnd + 1, true
+			s.pos = nameEnd + 1
+			return name, nil, true
 		}
 		// Only a tag we read attributes from is parsed further; quoted
 		// values are scanned once, so this stays linear.
+		var after int
 		attrs, after, ok = readOpenTag(s.body, nameEnd, s.attrBuf[:0])
 		s.attrBuf = attrs
 		if !ok {
 			s.pos = at + 1
 			continue
 		}
-		return name, attrs, after, true
+		s.pos = after
+		return name, attrs, true
 	}
 }
 
-// element returns the raw text from from to the closing tag of name and
+// element returns the raw text from s.pos to the closing tag of name and
 // moves past it; ok is false when the closing tag is missing.
-func (s *scanner) element(name string, from int) (string, bool) {
+func (s *scanner) element(name string) (string, bool) {
+	from := s.pos
 	if s.missing[name] {
 		return "", false
 	}
@@ -313,15 +317,10 @@ func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 	legacyActions := ""
 	haveLegacy := false
 	sawAction := false // an <action> element, even an empty one
-	for {
-		name, tagAttrs, after, ok := s.next()
-		if !ok {
-			break
-		}
-		s.pos = after
+	for name, tagAttrs, ok := s.next(); ok; name, tagAttrs, ok = s.next() {
 		switch name {
 		case "message", "recovery", "retry_after", "action", "detail":
-			raw, ok := s.element(name, after)
+			raw, ok := s.element(name)
 			if !ok {
 				continue
 			}
@@ -353,7 +352,7 @@ func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 			// its raw text is kept for the legacy comma-separated form.
 			if !haveLegacy {
 				save := s.pos
-				if raw, ok := s.element("available_actions", after); ok {
+				if raw, ok := s.element("available_actions"); ok {
 					legacyActions, haveLegacy = raw, true
 				}
 				s.pos = save
@@ -417,24 +416,19 @@ func parseSeconds(s string) *float64 {
 
 func (s *scanner) validation(attrs attrList) *ParsedValidation {
 	v := &ParsedValidation{Action: attrs.value("action"), Fields: []ParsedField{}}
-	for {
-		name, tagAttrs, after, ok := s.next()
-		if !ok {
-			break
-		}
-		s.pos = after
+	for name, tagAttrs, ok := s.next(); ok; name, tagAttrs, ok = s.next() {
 		switch name {
 		case "field":
-			if raw, ok := s.element("field", after); ok {
+			if raw, ok := s.element("field"); ok {
 				v.Fields = append(v.Fields, ParsedField{Name: tagAttrs.value("name"), Message: text(raw)})
 			}
 		case "recovery":
-			if raw, ok := s.element("recovery", after); ok && v.Recovery == nil {
+			if raw, ok := s.element("recovery"); ok && v.Recovery == nil {
 				r := text(raw)
 				v.Recovery = &r
 			}
 		case "contract_awareness":
-			if raw, ok := s.element("contract_awareness", after); ok && v.Contract == nil {
+			if raw, ok := s.element("contract_awareness"); ok && v.Contract == nil {
 				v.Contract = parseContract(raw)
 			}
 		}
@@ -446,12 +440,7 @@ func parseContract(body string) *ParsedContract {
 	c := &ParsedContract{Changes: []ParsedChange{}}
 	s := scanner{body: body}
 	var cur *ParsedChange
-	for {
-		name, tagAttrs, after, ok := s.next()
-		if !ok {
-			break
-		}
-		s.pos = after
+	for name, tagAttrs, ok := s.next(); ok; name, tagAttrs, ok = s.next() {
 		if name == "change" {
 			c.Changes = append(c.Changes, ParsedChange{Severity: tagAttrs.value("severity"), Field: tagAttrs.value("field")})
 			cur = &c.Changes[len(c.Changes)-1]
@@ -462,7 +451,7 @@ func parseContract(body string) *ParsedContract {
 		default:
 			continue
 		}
-		raw, ok := s.element(name, after)
+		raw, ok := s.element(name)
 		if !ok {
 			continue
 		}
@@ -510,41 +499,38 @@ func decodeEntities(s string) string {
 	b = append(b, s[:i]...)
 	for i < len(s) {
 		c := s[i]
-		if c != '&' {
-			b = append(b, c)
-			i++
-			continue
-		}
-		semi := strings.IndexByte(s[i:min(len(s), i+12)], ';')
-		if semi < 0 {
-			b = append(b, c)
-			i++
-			continue
-		}
-		ent := s[i+1 : i+semi]
-		switch ent {
-		case "amp":
-			b = append(b, '&')
-		case "lt":
-			b = append(b, '<')
-		case "gt":
-			b = append(b, '>')
-		case "quot":
-			b = append(b, '"')
-		case "apos":
-			b = append(b, '\'')
-		default:
-			r, ok := numericReference(ent)
-			if !ok {
-				b = append(b, c)
-				i++
-				continue
+		if c == '&' {
+			if semi := strings.IndexByte(s[i:min(len(s), i+12)], ';'); semi >= 0 {
+				if r, ok := entity(s[i+1 : i+semi]); ok {
+					b = utf8.AppendRune(b, r)
+					i += semi + 1
+					continue
+				}
 			}
-			b = utf8.AppendRune(b, r)
 		}
-		i += semi + 1
+		b = append(b, c)
+		i++
 	}
 	return string(b)
+}
+
+// predefined are the five entities XML predefines, each with the character
+// it stands for.
+var predefined = [...]struct {
+	name string
+	char rune
+}{{"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}}
+
+// entity returns the character the entity named ent (between '&' and ';')
+// stands for: one of the five XML predefines, or a numeric character
+// reference.
+func entity(ent string) (rune, bool) {
+	for _, p := range predefined {
+		if ent == p.name {
+			return p.char, true
+		}
+	}
+	return numericReference(ent)
 }
 
 func numericReference(ent string) (rune, bool) {
