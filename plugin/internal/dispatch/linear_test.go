@@ -219,6 +219,17 @@ func repeatTo(unit string, size int) string { return strings.Repeat(unit, max(1,
 
 func constant(s string) func(int) string { return func(int) string { return s } }
 
+// chain writes depth nested objects, each of width members "w<i>":0 and
+// then key, whose value is the next object, the innermost's inner.
+func chain(depth, width int, key, inner string) string {
+	var b strings.Builder
+	for d := 0; d < depth; d++ {
+		b.WriteString(`{` + members(width, "w", constant("0")) + `,` + jq(key) + `:`)
+	}
+	b.WriteString(inner + strings.Repeat("}", depth))
+	return b.String()
+}
+
 // ---------------------------------------------------------------------------
 // The shapes, export by export.
 
@@ -311,14 +322,9 @@ func TestLinear_FormatValidation(t *testing.T) {
 		{name: "zod long paths down a wide chain", build: func(k int) string {
 			// 40 levels, each with width members; the chain key is the last.
 			const depth = 40
-			width := 20 * k
-			var args strings.Builder
-			for d := 0; d < depth; d++ {
-				args.WriteString(`{` + members(width, "w", constant("0")) + `,"next":`)
-			}
-			args.WriteString(`1` + strings.Repeat("}", depth))
+			args := chain(depth, 20*k, "next", `1`)
 			path := `[` + strings.TrimSuffix(strings.Repeat(`"next",`, depth), ",") + `]`
-			return `{"action":"a","args":` + args.String() + `,"issues":[` + items(100*k, func(int) string { return zod(path) }) + `]}`
+			return `{"action":"a","args":` + args + `,"issues":[` + items(100*k, func(int) string { return zod(path) }) + `]}`
 		}},
 		{name: "zod many issues sent one long string", build: func(k int) string {
 			return `{"action":"a","args":{"s":"` + strings.Repeat("é", 5000*k) + `"},"issues":[` + items(1000*k, func(int) string { return zod(`["s"]`) }) + `]}`
@@ -419,16 +425,12 @@ func TestLinear_Validate(t *testing.T) {
 		{name: "deep args with issues at the bottom", build: func(k int) string {
 			const depth = 100
 			width := 15 * k
-			var args strings.Builder
-			for d := 0; d < depth; d++ {
-				args.WriteString(`{` + members(width, "w", constant("0")) + `,"n":`)
-			}
-			args.WriteString(`{` + members(width, "leaf", constant("1")) + `}` + strings.Repeat("}", depth))
+			args := chain(depth, width, "n", `{`+members(width, "leaf", constant("1"))+`}`)
 			schema := `{"additionalProperties":{"type":"string"}}`
 			for d := 0; d < depth; d++ {
 				schema = `{"properties":{"n":` + schema + `}}`
 			}
-			return `{"action":"a","schema":` + schema + `,"args":` + args.String() + `}`
+			return `{"action":"a","schema":` + schema + `,"args":` + args + `}`
 		}},
 		{name: "long enum against many items", refusable: true, build: func(k int) string {
 			n := 1500 * k

@@ -54,13 +54,7 @@ func TestCheck_Lines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Check([]byte(tc.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Verdict != tc.verdict {
-				t.Fatalf("verdict %s (%q), want %s", d.Verdict, d.Reason, tc.verdict)
-			}
+			d := checkVerdict(t, tc.line, tc.verdict)
 			if tc.verdict == Rewrite && string(d.Line) != tc.rewrite {
 				t.Errorf("rewrote to %.200q, want %.200q", d.Line, tc.rewrite)
 			}
@@ -147,13 +141,21 @@ func TestCheck_MembersWhereMCPHasThem(t *testing.T) {
 		{"an unknown member of the message after params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"x":1}`, Answer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Check([]byte(tc.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Verdict != tc.verdict {
-				t.Errorf("verdict %s (%q), want %s", d.Verdict, d.Reason, tc.verdict)
-			}
+			checkVerdict(t, tc.line, tc.verdict)
 		})
 	}
+}
+
+// checkVerdict runs the gate on line and fails t unless its verdict is
+// want.
+func checkVerdict(t *testing.T, line string, want Verdict) Decision {
+	t.Helper()
+	d, err := Check([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdict != want {
+		t.Fatalf("verdict %s (%q), want %s", d.Verdict, d.Reason, want)
+	}
+	return d
 }
