@@ -479,7 +479,7 @@ func jsonSchemaSuggestion(je jsonSchemaEntry) jsonSchemaHint {
 		}
 	case "multipleOf":
 		if n, _, ok := num("multipleOf"); ok {
-			return jsonSchemaHint{suggestion: suggestMultipleOf(n), number: n}
+			return jsonSchemaHint{suggestion: suggestBound("a multiple of", n), number: n}
 		}
 	case "pattern":
 		pattern := ""

@@ -30,6 +30,13 @@ var pydanticFormats = map[string]string{
 	"ip_v4_address": "ip", "ip_v6_address": "ip", "ip_any_address": "ip",
 }
 
+// pydanticBounds are Pydantic's errors of a numeric bound: the member of
+// ctx that holds the bound, and how the hint (suggestBound) states it.
+var pydanticBounds = map[string]struct{ key, op string }{
+	"greater_than": {"gt", ">"}, "greater_than_equal": {"ge", ">="}, "less_than": {"lt", "<"}, "less_than_equal": {"le", "<="},
+	"multiple_of": {"multiple_of", "a multiple of"},
+}
+
 // PydanticIssues maps the entries of ValidationError.errors() to issues:
 // loc is the path and input the sent value. Extra fields of one object
 // (extra_forbidden) become one issue at that object, listing every key, the
@@ -151,25 +158,10 @@ func pydanticSuggestion(typ, msg string, ctx *jsonv.Value) string {
 			return ""
 		}
 		return suggestPattern
-	case "greater_than":
-		if n, ok := num("gt"); ok {
-			return unlessNumberStated(msg, suggestBound(">", n), n)
-		}
-	case "greater_than_equal":
-		if n, ok := num("ge"); ok {
-			return unlessNumberStated(msg, suggestBound(">=", n), n)
-		}
-	case "less_than":
-		if n, ok := num("lt"); ok {
-			return unlessNumberStated(msg, suggestBound("<", n), n)
-		}
-	case "less_than_equal":
-		if n, ok := num("le"); ok {
-			return unlessNumberStated(msg, suggestBound("<=", n), n)
-		}
-	case "multiple_of":
-		if n, ok := num("multiple_of"); ok {
-			return unlessNumberStated(msg, suggestMultipleOf(n), n)
+	case "greater_than", "greater_than_equal", "less_than", "less_than_equal", "multiple_of":
+		b := pydanticBounds[typ]
+		if n, ok := num(b.key); ok {
+			return unlessNumberStated(msg, suggestBound(b.op, n), n)
 		}
 	case "literal_error":
 		if values := pythonAlternatives(ctx.Get("expected")); len(values) == 1 {

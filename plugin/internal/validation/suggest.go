@@ -47,10 +47,9 @@ func pluralWord(word string, one bool) string {
 	return word + "s"
 }
 
-// suggestBound is "Must be OP N." with OP one of >= > <= <.
+// suggestBound is "Must be OP N." with OP one of >= > <= <, or a bound in
+// words ("greater than or equal to", "a multiple of").
 func suggestBound(op, n string) string { return "Must be " + op + " " + n + "." }
-
-func suggestMultipleOf(n string) string { return "Must be a multiple of " + n + "." }
 
 func suggestOptions(values []*jsonv.Value) string {
 	return "Valid options: " + quotedList(values) + "."

@@ -682,20 +682,15 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxItems")
 		add(path, 2, "Must contain at most "+n+" "+pluralWord("item", k.Want == 1)+".", "")
 	case *kind.Minimum:
-		n := ratText(k.Want)
-		add(path, 2, "Must be greater than or equal to "+n+".", "")
+		add(path, 2, suggestBound("greater than or equal to", ratText(k.Want)), "")
 	case *kind.ExclusiveMinimum:
-		n := ratText(k.Want)
-		add(path, 2, "Must be greater than "+n+".", "")
+		add(path, 2, suggestBound("greater than", ratText(k.Want)), "")
 	case *kind.Maximum:
-		n := ratText(k.Want)
-		add(path, 2, "Must be less than or equal to "+n+".", "")
+		add(path, 2, suggestBound("less than or equal to", ratText(k.Want)), "")
 	case *kind.ExclusiveMaximum:
-		n := ratText(k.Want)
-		add(path, 2, "Must be less than "+n+".", "")
+		add(path, 2, suggestBound("less than", ratText(k.Want)), "")
 	case *kind.MultipleOf:
-		n := ratText(k.Want)
-		add(path, 2, "Must be a multiple of "+n+".", "")
+		add(path, 2, suggestBound("a multiple of", ratText(k.Want)), "")
 	case *kind.Pattern:
 		add(path, 3, "Does not match the pattern "+k.Want+".", "")
 	case *kind.Format:

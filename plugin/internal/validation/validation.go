@@ -371,7 +371,7 @@ func zodSuggestion(v *jsonv.Value) string {
 		// Zod v3 (multipleOf) gets none, as in the reference; v4 names
 		// the divisor.
 		if n, ok := boundText(v.Get("divisor")); ok {
-			return suggestMultipleOf(n)
+			return suggestBound("a multiple of", n)
 		}
 	case "invalid_key", "invalid_element": // Zod v4: the inner issues say why
 		if inner := v.Get("issues"); inner != nil && inner.Kind == jsonv.KindArray && len(inner.Arr) > 0 && inner.Arr[0].Kind == jsonv.KindObject {
