@@ -27,14 +27,29 @@ type lines struct {
 	r       *bufio.Reader
 	w       io.Writer
 	closer  io.Closer
+	restore []func() // run once by Close
 	writeMu sync.Mutex
 	buf     []byte
 	out     []byte
 }
 
-// Stdio is the client side over the proxy's own stdin and stdout.
+// Stdio is the client side over the proxy's own stdin and stdout. A pipe
+// or a socket among them is read or written as a rawFile, in non-blocking
+// mode until Close, which sets it back as it was.
 func Stdio(in io.Reader, out io.Writer) Conn {
-	return &lines{max: MaxClientLineBytes, r: bufio.NewReaderSize(in, 64<<10), w: out}
+	l := &lines{max: MaxClientLineBytes}
+	if f, ok := in.(*os.File); ok {
+		if r, restore := pollable(f, nil); r != nil {
+			in, l.restore = r, append(l.restore, restore)
+		}
+	}
+	if f, ok := out.(*os.File); ok {
+		if w, restore := pollable(f, os.Stderr); w != nil {
+			out, l.restore = w, append(l.restore, restore)
+		}
+	}
+	l.r, l.w = bufio.NewReaderSize(in, 64<<10), out
+	return l
 }
 
 // Read returns the next line without its line feed; the returned slice is
@@ -81,6 +96,10 @@ func (l *lines) Write(msg []byte) error {
 }
 
 func (l *lines) Close() error {
+	for _, restore := range l.restore {
+		restore()
+	}
+	l.restore = nil
 	if l.closer != nil {
 		return l.closer.Close()
 	}
@@ -122,7 +141,16 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 	}
 	inR.Close()
 	outW.Close()
-	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(outR, 64<<10), w: inW, closer: inW}, cmd: cmd, stdin: inW, done: make(chan struct{})}
+	// os.Pipe's ends are non-blocking and in the poller already.
+	var rd io.Reader = outR
+	var wr io.Writer = inW
+	if r := newRawFile(outR); r != nil {
+		rd = r
+	}
+	if w := newRawFile(inW); w != nil {
+		wr = w
+	}
+	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(rd, 64<<10), w: wr, closer: inW}, cmd: cmd, stdin: inW, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		c.status = exitStatus(cmd, err)

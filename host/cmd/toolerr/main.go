@@ -48,6 +48,7 @@ Flags may come before or after the arguments. --engine: wazero (default), extism
 `
 
 func main() {
+	oneProcessor = os.Getenv("GOMAXPROCS") == ""
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
