@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"math"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -115,6 +116,32 @@ func TestIndex_RandomObjects(t *testing.T) {
 			if got := idx.Position(obj, key); got != want {
 				t.Fatalf("%s: Position(%q) = %d, want %d", b.String(), key, got, want)
 			}
+		}
+	}
+}
+
+// AppendNumber writes a number as ECMAScript's Number::toString does.
+func TestAppendNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-1, "-1"}, {18, "18"},
+		{1e15, "1000000000000000"}, {1<<53 - 1, "9007199254740991"}, {-(1<<53 - 1), "-9007199254740991"},
+		{1 << 53, "9007199254740992"}, {1e20, "100000000000000000000"}, {1e21, "1e+21"},
+		{0.5, "0.5"}, {-123.456, "-123.456"}, {1.5e-7, "1.5e-7"}, {0.000001, "0.000001"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"},
+	} {
+		if got := string(AppendNumber(nil, c.in)); got != c.want {
+			t.Errorf("AppendNumber(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Every exact integer below 2^53 gets the digits of its %f form.
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 100000; i++ {
+		f := math.Trunc((r.Float64()*2 - 1) * math.Exp2(float64(r.Intn(54))))
+		if got, want := string(AppendNumber(nil, f)), strconv.FormatFloat(f, 'f', 0, 64); got != want && f != 0 {
+			t.Fatalf("AppendNumber(%v) = %q, want %q", f, got, want)
 		}
 	}
 }

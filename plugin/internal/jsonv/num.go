@@ -28,7 +28,10 @@ func AppendNumber(b []byte, f float64) []byte {
 		return append(b, '0')
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 { // exact integers are already shortest
-		return strconv.AppendFloat(b, f, 'f', 0, 64)
+		// An int64 holds it exactly; AppendInt writes the same digits as
+		// AppendFloat(f, 'f', 0), which on TinyGo went through strconv's
+		// big decimal (an 800-byte allocation and a shift per number).
+		return strconv.AppendInt(b, int64(f), 10)
 	}
 	if f < 0 {
 		b = append(b, '-')
