@@ -18,8 +18,8 @@ import (
 // whether it was added with the typed mcp.AddTool or with Server.AddTool:
 //
 //   - the arguments of a tools/call are checked against the tool's
-//     inputSchema inside the module (the validate export) before the SDK or
-//     the handler sees them; invalid arguments get the <validation_error>
+//     inputSchema by the contract's validate (on the Native engine unless
+//     Options.IsolatedChecks) before the SDK or the handler sees them; invalid arguments get the <validation_error>
 //     and the handler is not called;
 //   - a handler that returns or panics with a *ErrorBuilder delivers its
 //     envelope intact (warnings with IsError false);
@@ -163,7 +163,7 @@ func (hs *healer) checkArguments(ctx context.Context, call *mcp.CallToolRequest,
 	if hs.opts.Contract != nil {
 		req.Contract = hs.opts.Contract(call.Params.Name)
 	}
-	invalid, err := hs.host.Validate(ctx, req)
+	invalid, err := hs.host.checker().Validate(ctx, req)
 	if abiErr := (*abi.Error)(nil); errors.As(err, &abiErr) && abiErr.Code == abi.CodeRequestTooLarge {
 		// Arguments that fit a message but not a check beside their schema:
 		// too large, not a failure of the server.

@@ -118,6 +118,49 @@ func TestHeal_TypedAddTool(t *testing.T) {
 	}
 }
 
+// TestHeal_ChecksEngine: Heal's argument check and the stdio gate run on
+// the Native engine unless Options.IsolatedChecks keeps them on the host's
+// engine; either way a healed server answers with the same bytes.
+func TestHeal_ChecksEngine(t *testing.T) {
+	ctx := context.Background()
+	schema := json.RawMessage(`{"type":"object","required":["n"],"properties":{"n":{"type":"integer","minimum":1}}}`)
+	var texts []string
+	for _, c := range []struct {
+		engine   host.Engine
+		isolated bool
+		want     host.Engine
+	}{
+		{host.Wazero, false, host.Native},
+		{host.Wazero, true, host.Wazero},
+		{host.Native, false, host.Native},
+		{host.Native, true, host.Native},
+	} {
+		h, err := host.New(ctx, host.Options{Engine: c.engine, IsolatedChecks: c.isolated, MaxInstances: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close(ctx)
+		if got := host.ChecksEngine(h); got != c.want {
+			t.Errorf("engine %s, IsolatedChecks %v: checks run on %s, want %s", c.engine, c.isolated, got, c.want)
+		}
+		cs := healedSession(t, h, func(s *mcp.Server) {
+			s.AddTool(&mcp.Tool{Name: "raw", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		})
+		got, isError := testutil.CallText(t, cs, "raw", `{"n":0,"m":[1]}`)
+		if !isError || !strings.HasPrefix(got, `<validation_error action="raw">`) {
+			t.Fatalf("engine %s, IsolatedChecks %v: got isError=%v\n%s", c.engine, c.isolated, isError, got)
+		}
+		texts = append(texts, got)
+	}
+	for _, text := range texts[1:] {
+		if text != texts[0] {
+			t.Errorf("the answers differ:\n%s\n%s", texts[0], text)
+		}
+	}
+}
+
 func TestHeal_RawAddTool(t *testing.T) {
 	h := engines(t)[host.Native]
 	ctx := context.Background()

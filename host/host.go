@@ -109,6 +109,17 @@ type Options struct {
 	// NoCompilationCache compiles the module afresh in every process, with
 	// no cache on disk (CompilationCacheDir is then ignored).
 	NoCompilationCache bool
+	// IsolatedChecks runs the two checks a healed server makes on every
+	// message, Heal's argument check (validate) and GatedStdio's stdio
+	// gate, on Engine like every other call. By default they run on the
+	// Native engine: the contract's Go core compiled into this program,
+	// the same code as the module and byte-identical to it on every
+	// vector, and about four times faster than the module on wazero,
+	// which matters on the path of every successful call. Native calls
+	// have no linear-memory cap or call timeout of their own; the core
+	// bounds its work on hostile input itself (SECURITY.md). Everything
+	// else (rendering errors, Wrap, the typed calls) runs on Engine.
+	IsolatedChecks bool
 }
 
 // DefaultCompilationCacheDir is where a Host keeps wazero's compiled code
@@ -192,11 +203,23 @@ type Host struct {
 	mu     sync.Mutex
 	closed bool
 	live   int
+	// checks runs Heal's argument check and the stdio gate: h itself, or
+	// a Native host (Options.IsolatedChecks).
+	checks *Host
+
 	// idle holds the instances not in use, the most recently released
 	// last: a call takes the one used last, whose memory is still in the
 	// CPU's caches (a server calling gate and validate in turn on two
 	// instances taken first-in first-out was some 50 µs slower a call).
 	idle []Instance
+}
+
+// checker is the host that runs the per-message checks (Options.IsolatedChecks).
+func (h *Host) checker() *Host {
+	if h.checks != nil {
+		return h.checks
+	}
+	return h
 }
 
 // New compiles the module (unless the engine is Native), checks its digest
@@ -250,6 +273,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err := h.checkABI(ctx); err != nil {
 		_ = h.Close(ctx)
 		return nil, err
+	}
+	h.checks = h
+	if kind != Native && !opts.IsolatedChecks {
+		h.checks = &Host{kind: Native, eng: nativeEngine{}, timeout: timeout, max: max, wake: make(chan struct{}, 1)}
+		h.checks.checks = h.checks
 	}
 	return h, nil
 }
@@ -563,6 +591,9 @@ func (h *Host) Close(ctx context.Context) error {
 	}
 	// Calls waiting for an instance see the host closed, one after another.
 	h.signal()
+	if h.checks != nil && h.checks != h {
+		_ = h.checks.Close(ctx)
+	}
 	return h.eng.Close(ctx)
 }
 

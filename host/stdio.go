@@ -16,7 +16,8 @@ import (
 
 // GatedTransport is the MCP Go SDK's stdio transport with the stdio gate
 // (abi/ABI.md, "The stdio gate") in front of it: every line the client
-// sends goes through the module's gate before the SDK reads it. A line
+// sends goes through the gate (on the Native engine unless
+// Options.IsolatedChecks) before the SDK reads it. A line
 // the gate passes or rewrites reaches the SDK; a line it answers (an
 // invalid JSON-RPC request, params or tool arguments no SDK reads intact)
 // gets the gate's response on Out and never reaches the SDK; a line it
@@ -112,7 +113,7 @@ func (r *gatedReader) Read(p []byte) (int, error) {
 // judge applies the gate to one line (its first bytes, of total) and
 // returns what the SDK reads of it, with its line feed (nil for none).
 func (r *gatedReader) judge(line []byte, total int) []byte {
-	v, err := r.h.GateHead(context.Background(), total, line)
+	v, err := r.h.checker().GateHead(context.Background(), total, line)
 	if err != nil {
 		fmt.Fprintf(r.log, "toolerr: ignored a line of %d bytes from the client: the gate failed: %v\n", total, err)
 		return nil
