@@ -16,7 +16,8 @@
 // machine is shared: a median batch is steadier than the overall mean,
 // which goes to stderr too). Requests go through the raw Toolerr.call as
 // one compact JSON text per op, the same text for every engine.
-// tool_error_api is the idiomatic toolError(code, {...}) on the same plugin.
+// Each op runs on the default raw engine ("node") and on the extism engine ("node-extism").
+// tool_error_api is the idiomatic toolError(code, {...}) on the default plugin.
 // cold_start is load() (read the bundled module, sha256 check, start the
 // plugin, describe and ABI check) to the first tool_error result, the
 // median of TOOLERR_BENCH_COLD (default 5) fresh loads in this process.
@@ -102,8 +103,8 @@ async function measure(name, once) {
   return ns;
 }
 
-function perCall(op, ns) {
-  out({ engine: 'node', op, ns_per_call: Math.round(ns * 10) / 10, calls_per_sec: Math.round(1e9 / ns) });
+function perCall(op, ns, engine = 'node') {
+  out({ engine, op, ns_per_call: Math.round(ns * 10) / 10, calls_per_sec: Math.round(1e9 / ns) });
 }
 
 const requestsPath = new URL('../../../tests/bench/requests.json', import.meta.url);
@@ -111,14 +112,19 @@ const requests = JSON.parse(await readFile(requestsPath, 'utf8'));
 // One compact JSON text per op, keys in the file's order.
 const texts = Object.fromEntries(OPS.map((op) => [op, JSON.stringify(requests[op])]));
 
-// The plugin the module-level API uses: raw calls and toolError share it.
+// The plugin the module-level API uses (the default raw engine): raw calls and toolError share
+// it. The same requests on the extism engine are the node-extism rows.
 const toolerr = await defaultToolerr();
-for (const op of OPS) {
-  const text = texts[op];
-  const response = JSON.parse(await toolerr.call(op, text)); // a bad request throws here
-  console.error(`bench node ${op}: request ${text.length} bytes, response keys ${Object.keys(response).join(',')}`);
-  perCall(op, await measure(op, () => toolerr.call(op, text)));
+const extism = await load({ engine: 'extism' });
+for (const [engine, plugin] of [['node', toolerr], ['node-extism', extism]]) {
+  for (const op of OPS) {
+    const text = texts[op];
+    const response = JSON.parse(await plugin.call(op, text)); // a bad request throws here
+    console.error(`bench ${engine} ${op}: request ${text.length} bytes, response keys ${Object.keys(response).join(',')}`);
+    perCall(op, await measure(`${engine} ${op}`, () => plugin.call(op, text)), engine);
+  }
 }
+await extism.close();
 
 {
   const { code, ...options } = requests.tool_error;

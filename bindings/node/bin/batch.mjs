@@ -9,7 +9,8 @@
 // line left empty gets no answer; any other line must be one JSON object,
 // whose last "op" and last "input" count. A string input is the raw request
 // text; any other input is sent as the very bytes the line holds; an absent
-// one is {}. Nothing else is ever written to stdout.
+// one is {}. Nothing else is ever written to stdout. --engine extism runs
+// the calls on @extism/extism instead of Node's WebAssembly (the raw path).
 import { once } from 'node:events';
 import { load, ToolerrError } from '../src/index.js';
 
@@ -303,7 +304,9 @@ async function* lines(stream) {
   if (tooLong || length > 0) yield tooLong ? null : Buffer.concat(parts);
 }
 
-const toolerr = await load();
+// --engine raw|extism: what runs the calls (load()'s options.engine; raw by default).
+const engineFlag = process.argv.indexOf('--engine');
+const toolerr = await load(engineFlag === -1 ? {} : { engine: process.argv[engineFlag + 1] });
 let n = 0;
 for await (const raw of lines(process.stdin)) {
   n++;

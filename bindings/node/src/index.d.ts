@@ -267,8 +267,8 @@ export const SUPPORTED_SDK: '>=1.24.0 <2';
 /** The values of heal()'s unknownTool option, the default first. */
 export const UNKNOWN_TOOL_ANSWERS: readonly ['envelope', 'sdk'];
 
-/** Loads a module (by default the bundled copy), checking its sha256 and ABI major; memoryMaxPages and callTimeoutMs are the host policy's limits. */
-export function load(options?: { wasm?: Uint8Array; sha256?: string; memoryMaxPages?: number; callTimeoutMs?: number }): Promise<Toolerr>;
+/** Loads a module (by default the bundled copy), checking its sha256 and ABI major; memoryMaxPages and callTimeoutMs are the host policy's limits; engine runs calls on the calling thread: 'raw' (default, Node's WebAssembly on the module's raw path) or 'extism'. */
+export function load(options?: { wasm?: Uint8Array; sha256?: string; memoryMaxPages?: number; callTimeoutMs?: number; engine?: 'raw' | 'extism' }): Promise<Toolerr>;
 /** The shared Toolerr behind the module-level functions. */
 export function defaultToolerr(): Promise<Toolerr>;
 

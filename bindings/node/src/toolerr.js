@@ -18,6 +18,7 @@ import { encodeRequest } from './encode.js';
 import { ClientError, ToolerrError } from './errors.js';
 import { healServer } from './heal.js';
 import { SerialQueue } from './queue.js';
+import { startRaw } from './raw.js';
 import { gatedStdin } from './stdio.js';
 
 // The defaults of the host policy of abi/ABI.md ("Host policy"), which every toolerr host (Go,
@@ -51,21 +52,30 @@ const RENDERED = Symbol('toolerr.rendered');
  * for a smaller one, which runs on the calling thread. 0 runs every call on the calling thread,
  * without a bound.
  *
- * @param {{wasm?: Uint8Array, sha256?: string, memoryMaxPages?: number, callTimeoutMs?: number}} [options]
- *   another module and its digest, and the host policy's limits
+ * engine is what runs the calls on the calling thread: 'raw' (the default), Node's own WebAssembly
+ * through the module's raw path (abi/ABI.md, "Raw path"), or 'extism', an @extism/extism plugin.
+ * The worker thread of a large request is always an @extism/extism plugin. Both give the same
+ * bytes (every conformance vector runs on each).
+ *
+ * @param {{wasm?: Uint8Array, sha256?: string, memoryMaxPages?: number, callTimeoutMs?: number, engine?: 'raw' | 'extism'}} [options]
+ *   another module and its digest, the host policy's limits, and the engine
  */
 export async function load(options = {}) {
   const memoryMaxPages = options.memoryMaxPages ?? POLICY_MEMORY_MAX_PAGES;
   const callTimeoutMs = options.callTimeoutMs ?? POLICY_CALL_TIMEOUT_MS;
+  const engine = options.engine ?? 'raw';
+  if (!ENGINES.includes(engine)) {
+    throw new Error(`toolerr: options.engine must be one of ${ENGINES.join(', ')}, got ${JSON.stringify(engine)}`);
+  }
   if (!Number.isInteger(memoryMaxPages) || memoryMaxPages < 1 || memoryMaxPages > 65536) {
     throw new Error(`toolerr: options.memoryMaxPages must be an integer from 1 to 65536, got ${memoryMaxPages}`);
   }
   if (typeof callTimeoutMs !== 'number' || !(callTimeoutMs >= 0) || callTimeoutMs > 2 ** 31 - 1) {
     throw new Error(`toolerr: options.callTimeoutMs must be a number of milliseconds from 0 to 2147483647, got ${callTimeoutMs}`);
   }
-  // Extism (and node:wasi) load while the module is read and compiled; a failure here is the
-  // first plugin's to report.
-  loadExtism().catch(() => {});
+  // With the extism engine, Extism (and node:wasi) load while the module is read and compiled; a
+  // failure here is the first plugin's to report. The raw engine loads it only for a worker.
+  if (engine === 'extism') loadExtism().catch(() => {});
   let wasm = options.wasm;
   let expected = options.sha256;
   if (wasm === undefined) {
@@ -91,7 +101,7 @@ export async function load(options = {}) {
     throw new Error(`toolerr: the module could not be compiled with a memory cap of ${memoryMaxPages} pages: ${err.message}`);
   }
   // The checks below start the first plugin: they are part of load, not calls to bound.
-  const toolerr = new Toolerr(module, { callTimeoutMs: 0 });
+  const toolerr = new Toolerr(module, { callTimeoutMs: 0, engine });
   let info;
   try {
     info = JSON.parse(await toolerr.call(EXPORT.describe, '{}'));
@@ -128,6 +138,7 @@ export async function load(options = {}) {
  */
 export class Toolerr {
   #module; // the compiled module, its memory capped
+  #engine; // what runs calls on the calling thread: 'raw' or 'extism'
   #timeoutMs;
   #maxRequestBytes = Infinity; // until describe answers
   // A Promise of the live plugin of each kind: one on this thread, for requests up to
@@ -140,8 +151,9 @@ export class Toolerr {
   #closed = false;
 
   /** @internal use load() */
-  constructor(module, { callTimeoutMs = POLICY_CALL_TIMEOUT_MS } = {}) {
+  constructor(module, { callTimeoutMs = POLICY_CALL_TIMEOUT_MS, engine = 'raw' } = {}) {
     this.#module = module;
+    this.#engine = engine;
     this.#timeoutMs = callTimeoutMs;
   }
 
@@ -186,7 +198,7 @@ export class Toolerr {
       throw new ToolerrError('REQUEST_TOO_LARGE', `${exportName}: request is ${size} bytes, over the limit of ${this.#maxRequestBytes}`);
     }
     const slot = this.#timeoutMs > 0 && size > INLINE_REQUEST_BYTES ? this.#watched : this.#inline;
-    slot.plugin ??= startPlugin(this.#module, slot.worker);
+    slot.plugin ??= startPlugin(this.#module, slot.worker, this.#engine);
     let plugin;
     try {
       plugin = await slot.plugin;
@@ -552,8 +564,13 @@ export function markRendered(promise) {
 // DEADLINE is what a watched call rejects with when its time is up.
 const DEADLINE = Symbol('toolerr.deadline');
 
-// startPlugin starts a plugin of the compiled module, on this thread or in a worker thread.
-async function startPlugin(module, inWorker) {
+// ENGINES are what load() takes as options.engine.
+const ENGINES = ['raw', 'extism'];
+
+// startPlugin starts a plugin of the compiled module: on this thread, on the raw path or as an
+// @extism/extism plugin, or as an @extism/extism plugin in a worker thread.
+async function startPlugin(module, inWorker, engine) {
+  if (!inWorker && engine === 'raw') return startRaw(module, PLUGIN_ERROR);
   const createPlugin = await loadExtism();
   const start = () => createPlugin(
     { wasm: [{ module }] },

@@ -113,18 +113,22 @@ test('a request over the limit is refused before the module', async () => {
   }
 });
 
-test('the memory cap is applied: a call that needs more traps, and the next call answers', async () => {
-  const t = await load();
-  const small = await load({ memoryMaxPages: 150 });
-  try {
-    assert.notEqual(JSON.parse(await t.call('parse', HEAVY)).envelope, null, 'the default cap answers');
-    await assert.rejects(small.call('parse', HEAVY), (err) => err instanceof ToolerrError && err.code === 'TRAP');
-    assert.match(await small.call('required_field', NEXT), /MISSING_REQUIRED_FIELD/);
-  } finally {
-    await t.close();
-    await small.close();
-  }
-});
+// In a worker thread (a large request under a time bound), and on the calling thread (no bound)
+// on each engine.
+for (const options of [{}, { callTimeoutMs: 0 }, { callTimeoutMs: 0, engine: 'extism' }]) {
+  test(`the memory cap is applied: a call that needs more traps, and the next call answers (${JSON.stringify(options)})`, async () => {
+    const t = await load(options);
+    const small = await load({ ...options, memoryMaxPages: 150 });
+    try {
+      assert.notEqual(JSON.parse(await t.call('parse', HEAVY)).envelope, null, 'the default cap answers');
+      await assert.rejects(small.call('parse', HEAVY), (err) => err instanceof ToolerrError && err.code === 'TRAP');
+      assert.match(await small.call('required_field', NEXT), /MISSING_REQUIRED_FIELD/);
+    } finally {
+      await t.close();
+      await small.close();
+    }
+  });
+}
 
 test('a large call is stopped at its deadline, in its worker thread', async () => {
   const t = await load({ callTimeoutMs: 50 });
@@ -202,6 +206,7 @@ test('load refuses limits that are not limits', async () => {
   await assert.rejects(load({ memoryMaxPages: 1.5 }), /memoryMaxPages/);
   await assert.rejects(load({ callTimeoutMs: -1 }), /callTimeoutMs/);
   await assert.rejects(load({ callTimeoutMs: Number.NaN }), /callTimeoutMs/);
+  await assert.rejects(load({ engine: 'wasmtime' }), /options.engine must be one of raw, extism, got "wasmtime"/);
   // Below the module's initial memory (63 pages) it cannot even start.
   await assert.rejects(load({ memoryMaxPages: 10 }), /memory cap of 10 pages/);
 });

@@ -1,4 +1,5 @@
-// Nothing on stderr: Node's "ExperimentalWarning: WASI is an experimental
+// Nothing on stderr: the default raw engine never loads node:wasi, and with
+// the extism engine Node's "ExperimentalWarning: WASI is an experimental
 // feature" (printed the first time a process loads node:wasi, which
 // @extism/extism imports) is dropped while the binding loads it, and only
 // that warning, only then.
@@ -13,7 +14,7 @@ const WASI = /ExperimentalWarning: WASI is an experimental feature/;
 
 test('importing toolerr and rendering writes nothing on stderr', () => {
   const out = run(`import { required, load } from 'toolerr';
-    const t = await load();
+    const t = await load({ engine: 'extism' });
     console.log((await required('id')).isError, (await t.required('x')).isError);
     await t.close();`);
   assert.equal(out.status, 0, out.stderr);
@@ -40,8 +41,8 @@ test('every other warning still reaches stderr, during the load too', () => {
       },
     });
     process.emitWarning('before');
-    const { required } = await import('toolerr');
-    await required('id');
+    const { load } = await import('toolerr');
+    await (await load({ engine: 'extism' })).required('id');
     process.emitWarning('after', 'ExperimentalWarning');
     process.emitWarning('WASI is an experimental feature and might change at any time', 'ExperimentalWarning');
     console.log(during, process.emitWarning === original);`);
@@ -71,4 +72,14 @@ test("process.emitWarning is the program's own again once the binding has loaded
     console.log(process.emitWarning === original);`);
   assert.equal(out.status, 0, out.stderr);
   assert.equal(out.stdout, 'true\n');
+});
+
+test('the raw engine does not load node:wasi', () => {
+  const out = run(`import { required } from 'toolerr';
+    await required('id');
+    const wasi = await import('node:wasi');
+    console.log(typeof wasi.WASI);`);
+  assert.equal(out.status, 0, out.stderr);
+  // The program's own first load of node:wasi prints Node's warning: the binding had not loaded it.
+  assert.match(out.stderr, WASI);
 });
