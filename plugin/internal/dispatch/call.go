@@ -34,14 +34,15 @@ func Call(export string, input []byte) ([]byte, *abi.Error) {
 
 // AppendCall is Call writing the response after dst, so that a caller can
 // reuse one response buffer across calls. On error it returns nil.
-func AppendCall(dst []byte, export string, input []byte) (out []byte, err *abi.Error) {
+func AppendCall(dst []byte, export string, input []byte) ([]byte, *abi.Error) {
 	c := calls.Get().(*call)
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, abi.Errorf(abi.CodeInternal, "%s: internal failure: %v", export, p)
-		}
-		c.release()
-	}()
+	out, err := c.guarded(dst, export, input)
+	c.release()
+	return out, err
+}
+
+// appendCall runs export on c (guarded: recover_*.go).
+func (c *call) appendCall(dst []byte, export string, input []byte) (out []byte, err *abi.Error) {
 	e, ok := exports[export]
 	if !ok {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))

@@ -18,6 +18,24 @@ type request struct {
 	size int
 }
 
+// notAnObject is decode's answer to input that is not one JSON object (v,
+// or the decoder's err). It is a function of its own so that decode
+// itself gives export to nothing that keeps it: TinyGo's build copied
+// export to the heap on every call, for these answers alone.
+func notAnObject(export string, v *jsonv.Value, err error) *abi.Error {
+	var ce *jsonv.CountError
+	var de *jsonv.DepthError
+	switch {
+	case errors.As(err, &ce):
+		return abi.Errorf(abi.CodeRequestTooLarge, "%s: request holds %s", export, ce.Error())
+	case errors.As(err, &de):
+		return abi.Errorf(abi.CodeInvalidRequest, "%s: request has %s", export, de.Error())
+	case err != nil:
+		return abi.Errorf(abi.CodeInvalidRequest, "%s: request is not valid JSON: %s", export, err.Error())
+	}
+	return abi.Errorf(abi.CodeInvalidRequest, "%s: request must be a JSON object, got %s", export, v.Kind)
+}
+
 // decode parses input as the request of export, rejecting oversize input,
 // invalid JSON, non-objects and unknown fields. The request's values live
 // until the call ends.
@@ -26,19 +44,8 @@ func (c *call) decode(export string, input []byte, fields []string) (*request, *
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(input), abi.MaxRequestBytes)
 	}
 	v, err := c.dec.Parse(input, abi.MaxDepth, abi.MaxValues)
-	if err != nil {
-		var ce *jsonv.CountError
-		if errors.As(err, &ce) {
-			return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request holds %s", export, ce.Error())
-		}
-		var de *jsonv.DepthError
-		if errors.As(err, &de) {
-			return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request has %s", export, de.Error())
-		}
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request is not valid JSON: %s", export, err.Error())
-	}
-	if v.Kind != jsonv.KindObject {
-		return nil, abi.Errorf(abi.CodeInvalidRequest, "%s: request must be a JSON object, got %s", export, v.Kind)
+	if err != nil || v.Kind != jsonv.KindObject {
+		return nil, notAnObject(export, v, err)
 	}
 	c.req = request{export: export, obj: v, size: len(input)}
 	r := &c.req

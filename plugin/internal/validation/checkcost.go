@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -59,13 +60,29 @@ type checkScope struct {
 type checkCost struct {
 	steps, limit int
 	idx          *jsonv.Index
-	// sizes of the arguments' values (sizeOf), and the keyword sizes and
-	// sorted patterns of the subschemas, each found once.
+	// sizes of the arguments' values (sizeOf), each found once per call,
+	// and what the subschemas hold, found once per compiled schema.
 	sizes    map[*jsonv.Value]int
-	info     map[*jsonschema.Schema]*schemaInfo
-	regexps  map[string]int
+	memo     *schemaMemo
 	overAt   string // the keyword and subschema the count passed the budget at
 	overWhat string
+}
+
+// schemaMemo is what checkCost finds of a compiled schema's subschemas:
+// their keyword sizes and sorted patterns (info) and the program size of
+// each pattern (regexps). They are the same on every call, so they are
+// kept with the compiled schema (compiled.memo) and found once, not once
+// per call (a pattern parsed again on every call was a tenth of validate's
+// allocations). The lock lets the native core's concurrent callers share
+// it; it is held only to read or add an entry.
+type schemaMemo struct {
+	mu      sync.Mutex
+	info    map[*jsonschema.Schema]*schemaInfo
+	regexps map[string]int
+}
+
+func newSchemaMemo() *schemaMemo {
+	return &schemaMemo{info: map[*jsonschema.Schema]*schemaInfo{}, regexps: map[string]int{}}
 }
 
 // schemaInfo is what checkCost reads of one subschema, once.
@@ -101,8 +118,8 @@ func (c *checkCost) spend(n int, what string, s *jsonschema.Schema) bool {
 // checkWithin reports whether the library's check of args against sch
 // takes at most limit steps; when it does not, err says what was too
 // costly.
-func checkWithin(sch *jsonschema.Schema, args *jsonv.Value, idx *jsonv.Index, limit int) error {
-	c := &checkCost{limit: limit, idx: idx, sizes: map[*jsonv.Value]int{}, info: map[*jsonschema.Schema]*schemaInfo{}, regexps: map[string]int{}}
+func checkWithin(sch *jsonschema.Schema, memo *schemaMemo, args *jsonv.Value, idx *jsonv.Index, limit int) error {
+	c := &checkCost{limit: limit, idx: idx, sizes: map[*jsonv.Value]int{}, memo: memo}
 	if c.walk(sch, args, nil, 0, 0, false) {
 		return nil
 	}
@@ -167,10 +184,14 @@ func sizeOfAny(v any) int {
 }
 
 func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
-	if in, ok := c.info[s]; ok {
+	m := c.memo
+	m.mu.Lock()
+	in, ok := m.info[s]
+	m.mu.Unlock()
+	if ok {
 		return in
 	}
-	in := &schemaInfo{}
+	in = &schemaInfo{}
 	if s.Const != nil {
 		in.constSize = sizeOfAny(*s.Const)
 	}
@@ -184,7 +205,12 @@ func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
 		in.patterns = append(in.patterns, patternSchema{re, text, sch, c.regexpSize(text)})
 	}
 	sort.Slice(in.patterns, func(i, j int) bool { return in.patterns[i].text < in.patterns[j].text })
-	c.info[s] = in
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if found, ok := m.info[s]; ok {
+		return found // another caller found it meanwhile
+	}
+	m.info[s] = in
 	return in
 }
 
@@ -192,11 +218,17 @@ func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
 // at least its length: a match costs about that many steps per byte of
 // the string, and compiling it about that many.
 func (c *checkCost) regexpSize(pattern string) int {
-	if n, ok := c.regexps[pattern]; ok {
+	m := c.memo
+	m.mu.Lock()
+	n, ok := m.regexps[pattern]
+	m.mu.Unlock()
+	if ok {
 		return n
 	}
-	n := regexpSize(pattern)
-	c.regexps[pattern] = n
+	n = regexpSize(pattern)
+	m.mu.Lock()
+	m.regexps[pattern] = n
+	m.mu.Unlock()
 	return n
 }
 

@@ -46,11 +46,13 @@ var schemaCache = struct {
 	bytes    int              // of all entries
 }{byDigest: map[[32]byte]*compiled{}, sizes: map[[32]byte]int{}}
 
-// compiled is a schema as the cache keeps it: the validator's form, and
-// the fast path of a flat object schema (nil when it has none).
+// compiled is a schema as the cache keeps it: the validator's form, the
+// fast path of a flat object schema (nil when it has none), and what the
+// count of the validator's work found of its subschemas.
 type compiled struct {
 	sch  *jsonschema.Schema
 	plan *flatPlan
+	memo *schemaMemo
 }
 
 // noRemoteRefs refuses every reference outside the request's schema: the
@@ -112,7 +114,7 @@ func compileSchema(schema *jsonv.Value) (*compiled, error) {
 		orderFaults(own, err)
 		return nil, err
 	}
-	entry := &compiled{sch: sch, plan: planFor(own)}
+	entry := &compiled{sch: sch, plan: planFor(own), memo: newSchemaMemo()}
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	if _, ok := schemaCache.byDigest[digest]; !ok {
@@ -449,7 +451,7 @@ func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue,
 	}
 	sch := entry.sch
 	// The library's own check, counted before it runs.
-	if err := checkWithin(sch, args, idx, budget); err != nil {
+	if err := checkWithin(sch, entry.memo, args, idx, budget); err != nil {
 		return nil, err
 	}
 	b := &workBudget{Limit: budget}

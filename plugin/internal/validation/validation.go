@@ -221,8 +221,13 @@ func appendSentValue(b []byte, v *jsonv.Value) []byte {
 		// Only the first units are shown: the compact JSON is written up to
 		// a prefix long enough for them (the JSON is valid UTF-8, at most
 		// three bytes a unit), whatever the object's size.
-		var tmp [4 * maxSentUnits]byte
-		return append(b, cutUTF16(string(jsonv.AppendValuePrefix(tmp[:0], v, 3*maxSentUnits+4)), maxSentUnits)...)
+		// Written onto b and cut there: a scratch array of its own went
+		// to the heap on every call in TinyGo's build. The string view
+		// of the bytes is read by cutUTF16 and dropped.
+		start := len(b)
+		b = jsonv.AppendValuePrefix(b, v, 3*maxSentUnits+4)
+		written := b[start:]
+		return b[:start+len(cutUTF16(unsafe.String(unsafe.SliceData(written), len(written)), maxSentUnits))]
 	}
 }
 
