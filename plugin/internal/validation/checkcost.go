@@ -183,15 +183,36 @@ func sizeOfAny(v any) int {
 	return n
 }
 
-func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
+// memoized is table[key] of c's schemaMemo, found by find the first time:
+// the lock is held to read or add the entry, not while find runs (it may
+// look up another entry), so two callers may both find it and the first
+// one kept is the one every caller gets. find takes c and key rather than
+// closing over them: a closure would be a heap allocation on every call in
+// TinyGo's build, found entry or not.
+func memoized[K comparable, V any](c *checkCost, table map[K]V, key K, find func(*checkCost, K) V) V {
 	m := c.memo
 	m.mu.Lock()
-	in, ok := m.info[s]
+	v, ok := table[key]
 	m.mu.Unlock()
 	if ok {
-		return in
+		return v
 	}
-	in = &schemaInfo{}
+	v = find(c, key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if kept, ok := table[key]; ok {
+		return kept
+	}
+	table[key] = v
+	return v
+}
+
+func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
+	return memoized(c, c.memo.info, s, (*checkCost).findInfo)
+}
+
+func (c *checkCost) findInfo(s *jsonschema.Schema) *schemaInfo {
+	in := &schemaInfo{}
 	if s.Const != nil {
 		in.constSize = sizeOfAny(*s.Const)
 	}
@@ -205,12 +226,6 @@ func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
 		in.patterns = append(in.patterns, patternSchema{re, text, sch, c.regexpSize(text)})
 	}
 	sort.Slice(in.patterns, func(i, j int) bool { return in.patterns[i].text < in.patterns[j].text })
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if found, ok := m.info[s]; ok {
-		return found // another caller found it meanwhile
-	}
-	m.info[s] = in
 	return in
 }
 
@@ -218,18 +233,7 @@ func (c *checkCost) infoOf(s *jsonschema.Schema) *schemaInfo {
 // at least its length: a match costs about that many steps per byte of
 // the string, and compiling it about that many.
 func (c *checkCost) regexpSize(pattern string) int {
-	m := c.memo
-	m.mu.Lock()
-	n, ok := m.regexps[pattern]
-	m.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = regexpSize(pattern)
-	m.mu.Lock()
-	m.regexps[pattern] = n
-	m.mu.Unlock()
-	return n
+	return memoized(c, c.memo.regexps, pattern, func(_ *checkCost, pattern string) int { return regexpSize(pattern) })
 }
 
 // regexpSize is the size of the program of pattern, counted on its parse
