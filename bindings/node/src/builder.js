@@ -97,9 +97,7 @@ export class ToolErrorBuilder extends Error {
 
   /** render renders the envelope, through toolerr or the one this builder came from. */
   async render(toolerr) {
-    // default.js is imported when first needed, not at the top: it loads
-    // toolerr.js, which builds its errors with this class.
-    const t = toolerr ?? this.#toolerr ?? (await (await import('./default.js')).defaultToolerr());
+    const t = toolerr ?? this.#toolerr ?? (await (await defaultModule()).defaultToolerr());
     return t.callJSON(EXPORT.toolError, this.#request);
   }
 
@@ -107,4 +105,13 @@ export class ToolErrorBuilder extends Error {
   then(onFulfilled, onRejected) {
     return this.render().then(onFulfilled, onRejected);
   }
+}
+
+// default.js is imported when first needed, not at the top: it loads toolerr.js, which builds its
+// errors with this class. The import is made once (an import() per render cost a module-level
+// toolError() more than the module's own work).
+let defaultImport = null;
+function defaultModule() {
+  defaultImport ??= import('./default.js');
+  return defaultImport;
 }
