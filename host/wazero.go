@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolerr/toolerr/abi"
@@ -78,11 +79,14 @@ func stubExtismKernel(ctx context.Context, rt wazero.Runtime, compiled wazero.Co
 }
 
 func (e *wazeroEngine) NewInstance(ctx context.Context) (Instance, error) {
+	var mem *linearMemory
+	ctx = experimental.WithMemoryAllocator(ctx, allocatorFor(&mem))
 	mod, err := e.rt.InstantiateModule(ctx, e.compiled, ModuleConfig().WithName("").WithStartFunctions("_initialize"))
 	if err != nil {
 		return nil, err
 	}
 	return &wazeroInstance{
+		mem:    mem,
 		mod:    mod,
 		buffer: mod.ExportedFunction("toolerr_buffer"),
 		call_:  mod.ExportedFunction("toolerr_call"),
@@ -103,6 +107,7 @@ func ModuleConfig() wazero.ModuleConfig {
 }
 
 type wazeroInstance struct {
+	mem    *linearMemory // nil if the module has no memory
 	mod    api.Module
 	buffer api.Function
 	call_  api.Function
@@ -117,6 +122,10 @@ type wazeroInstance struct {
 const rawErrorFlag = 1 << 31
 
 func (w *wazeroInstance) Call(ctx context.Context, export string, request []byte) ([]byte, error) {
+	if w.mem != nil {
+		w.mem.enter()
+		defer w.mem.leave()
+	}
 	size := len(export) + len(request)
 	ptr := w.bufPtr
 	if ptr == 0 || size > int(w.bufSize) {
