@@ -120,15 +120,22 @@ func proxyBench() (string, error) {
 	b.WriteString(proxyHeading + "\n")
 	fmt.Fprintf(&b, "The Go SDK's client calls `echo` of `@modelcontextprotocol/server-everything` (tests/realservers), directly and through `toolerr proxy`, which gates the message and checks the arguments in the module before forwarding them: over stdio, and over Streamable HTTP (the Go SDK's `StreamableClientTransport` and server-everything's own `streamableHttp` transport; `--listen` fronts its stdio transport with HTTP, `--upstream` fronts its HTTP transport on stdio). %d calls per path, interleaved call by call in one run. Time is the median; the ratio is to the direct path over the same transport as the client's (stdio, or HTTP for the three HTTP rows); RSS is the proxy process's own peak (VmHWM), after the calls.\n\n", proxyRounds)
 	b.WriteString("| path | time | ratio to direct | proxy RSS |\n|---|---|---|---|\n")
+	rssMB := map[string]float64{}
 	for i, p := range paths {
 		rss := "-"
 		if p.pid != 0 {
 			if kb, err := peakRSS(p.pid); err == nil {
-				rss = fmt.Sprintf("%.1f MB", float64(kb)/1024)
+				rssMB[p.key] = float64(kb) / 1024
+				rss = fmt.Sprintf("%.1f MB", rssMB[p.key])
 			}
 		}
 		m := median(times[i])
 		fmt.Fprintf(&b, "| %s | %s | %.2fx | %s |\n", p.label, duration(float64(m.Nanoseconds())), float64(m)/float64(median(times[p.base])), rss)
+	}
+	// The module's own cost in memory: the same proxy on wazero against
+	// the native core (goal: at most 20 MB more).
+	if wz, nat := rssMB["proxied-wazero"], rssMB["proxied"]; wz > 0 && nat > 0 {
+		fmt.Fprintf(&b, "\nThe module on wazero adds %.1f MB to the proxy's peak RSS against the native core (at most 20 MB: %s).\n", wz-nat, yesNo(wz-nat <= 20))
 	}
 	return b.String(), nil
 }
