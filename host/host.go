@@ -202,7 +202,10 @@ type Host struct {
 
 	mu     sync.Mutex
 	closed bool
-	live   int
+	// engClosed: the engine is closed (closeEngine), once the host is
+	// closed and its last instance dropped.
+	engClosed bool
+	live      int
 	// checks runs Heal's argument check and the stdio gate: h itself, or
 	// a Native host (Options.IsolatedChecks).
 	checks *Host
@@ -520,8 +523,12 @@ func (h *Host) signal() {
 func (h *Host) dropped() {
 	h.mu.Lock()
 	h.live--
+	last := h.closed && h.live == 0
 	h.mu.Unlock()
 	h.signal()
+	if last {
+		_ = h.closeEngine(context.Background())
+	}
 }
 
 func (h *Host) release(inst Instance) {
@@ -575,7 +582,11 @@ func (h *Host) liveInstances() int {
 }
 
 // Close releases the idle instances and the compiled module. Calls still
-// running finish; their instances are then dropped.
+// running finish (a call abandoned at its deadline too); their instances
+// are then dropped, and the last one dropped releases the compiled module:
+// closing the runtime under a running call would close its module too and
+// take its memory (the wazero engine's is a mapping of its own, unmapped
+// on close).
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
@@ -594,7 +605,20 @@ func (h *Host) Close(ctx context.Context) error {
 	if h.checks != nil && h.checks != h {
 		_ = h.checks.Close(ctx)
 	}
-	return h.eng.Close(ctx)
+	return h.closeEngine(ctx)
+}
+
+// closeEngine closes the engine once the host is closed and no instance is
+// left; a later call does nothing.
+func (h *Host) closeEngine(ctx context.Context) error {
+	h.mu.Lock()
+	if !h.closed || h.live > 0 || h.engClosed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.engClosed = true
+	h.mu.Unlock()
+	return h.eng.Close(context.WithoutCancel(ctx))
 }
 
 // Describe returns what the module says of itself.

@@ -16,10 +16,11 @@ import (
 // slice, grown the way wazero grows its own.
 //
 // Unmapping must wait for a call still running in the instance: wazero
-// frees the memory when its module closes, and a Host's runtime closes
+// frees the memory when its module closes, and closing a runtime closes
 // every module, that of a call abandoned at its deadline too (it runs on
-// to its end; Host.callWatched). So an instance marks its calls (enter,
-// leave) and a Free during one is done when it leaves.
+// to its end; Host.callWatched). A Host closes its runtime only once its
+// last instance is dropped (Host.closeEngine); besides, an instance marks
+// its calls (enter, leave) and a Free during one is done when it leaves.
 type linearMemory struct {
 	buf  []byte // the reservation (mapped), or the slice grown so far
 	max  uint64

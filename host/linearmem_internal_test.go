@@ -58,8 +58,9 @@ func TestLinearMemory_Reallocate(t *testing.T) {
 }
 
 // Closing a wazero host while an abandoned call still runs in one of its
-// instances (the runtime closes that module too) does not take the memory
-// from under the call: the call runs to its end, and the process lives.
+// instances does not take the memory from under the call: the call runs to
+// its end, the process lives, and the engine closes once the instance is
+// dropped.
 func TestWazero_CloseDuringAnAbandonedCall(t *testing.T) {
 	ctx := context.Background()
 	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 2})
@@ -89,5 +90,12 @@ func TestWazero_CloseDuringAnAbandonedCall(t *testing.T) {
 	}
 	if n := h.liveInstances(); n > 0 {
 		t.Errorf("%d instances still live 20 s after the close", n)
+	}
+	// The last instance dropped closed the engine.
+	h.mu.Lock()
+	closed := h.engClosed
+	h.mu.Unlock()
+	if !closed {
+		t.Error("the engine is still open after the last instance was dropped")
 	}
 }
