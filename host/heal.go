@@ -19,8 +19,9 @@ import (
 //
 //   - the arguments of a tools/call are checked against the tool's
 //     inputSchema by the contract's validate (on the Native engine unless
-//     Options.IsolatedChecks) before the SDK or the handler sees them; invalid arguments get the <validation_error>
-//     and the handler is not called;
+//     Options.IsolatedChecks) before the SDK or the handler sees them;
+//     invalid arguments get the <validation_error> and the handler is not
+//     called;
 //   - a handler that returns or panics with a *ErrorBuilder delivers its
 //     envelope intact (warnings with IsError false);
 //   - any other returned error or panic becomes INTERNAL_ERROR naming the

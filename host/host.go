@@ -200,16 +200,16 @@ type Host struct {
 	max     int           // live instances allowed
 	wake    chan struct{} // a release or a discard happened: a waiter looks again
 
+	// checks runs Heal's argument check and the stdio gate: a Native host,
+	// or h itself when h is Native or Options.IsolatedChecks asks for it.
+	checks *Host
+
 	mu     sync.Mutex
 	closed bool
 	// engClosed: the engine is closed (closeEngine), once the host is
 	// closed and its last instance dropped.
 	engClosed bool
 	live      int
-	// checks runs Heal's argument check and the stdio gate: h itself, or
-	// a Native host (Options.IsolatedChecks).
-	checks *Host
-
 	// idle holds the instances not in use, the most recently released
 	// last: a call takes the one used last, whose memory is still in the
 	// CPU's caches (a server calling gate and validate in turn on two
