@@ -71,15 +71,13 @@ func firstUnit(r rune) rune {
 // contract came in is read no more in its own order, and a copy of a
 // contract of 180,000 values took some 10 MB of the module's memory.
 func canonicalize(v *jsonv.Value) *jsonv.Value {
-	switch v.Kind {
-	case jsonv.KindArray:
-		for _, item := range v.Arr {
-			canonicalize(item)
-		}
-	case jsonv.KindObject:
-		for _, m := range v.Members {
-			canonicalize(m.Value)
-		}
+	for _, item := range v.Arr { // none but in an array
+		canonicalize(item)
+	}
+	for _, m := range v.Members { // none but in an object
+		canonicalize(m.Value)
+	}
+	if len(v.Members) > 1 {
 		sort.SliceStable(v.Members, func(i, j int) bool { return lessUTF16(v.Members[i].Key, v.Members[j].Key) })
 	}
 	return v
@@ -203,9 +201,7 @@ func (l *Lockfile) AppendJSON(b []byte) []byte {
 	w.RawStr(`,"digest":`, l.digest)
 	w.Raw(`,"tools":[`)
 	for i, t := range l.tools {
-		if i > 0 {
-			w.Byte(',')
-		}
+		w.Comma(i)
 		w.RawStr(`{"name":`, t.name)
 		w.RawStr(`,"digest":`, t.digest)
 		w.Raw(`,"contract":`)

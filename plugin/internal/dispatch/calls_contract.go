@@ -33,9 +33,7 @@ func writeDeltas(w *jsonv.Writer, deltas []contract.Delta) {
 	w.B = slices.Grow(w.B, room)
 	w.Byte('[')
 	for i, d := range deltas {
-		if i > 0 {
-			w.Byte(',')
-		}
+		w.Comma(i)
 		w.RawStr(`{"category":`, d.Category)
 		w.RawStr(`,"field":`, d.Field)
 		w.RawStr(`,"severity":`, d.Severity)

@@ -120,14 +120,9 @@ func writeEnvelope(w *jsonv.Writer, env *parse.Envelope) {
 // writeToolErrorTail writes the members of a parsed tool error that follow
 // its recovery: availableActions, details and retryAfter.
 func writeToolErrorTail(w *jsonv.Writer, t *parse.ParsedToolError) {
-	w.Raw(`,"availableActions":[`)
-	for i, a := range t.Actions {
-		if i > 0 {
-			w.Byte(',')
-		}
-		w.Str(a)
-	}
-	w.Raw(`],"details":{`)
+	w.Raw(`,"availableActions":`)
+	w.Strings(t.Actions)
+	w.Raw(`,"details":{`)
 	for i, d := range t.Details {
 		w.Key(d.Key, i == 0)
 		w.Str(d.Value)
@@ -143,9 +138,7 @@ func writeToolErrorTail(w *jsonv.Writer, t *parse.ParsedToolError) {
 func writeFields(w *jsonv.Writer, fields []parse.ParsedField) {
 	w.Byte('[')
 	for i, f := range fields {
-		if i > 0 {
-			w.Byte(',')
-		}
+		w.Comma(i)
 		w.RawStr(`{"name":`, f.Name)
 		w.RawStr(`,"message":`, f.Message)
 		w.Byte('}')
@@ -173,9 +166,7 @@ func writeContract(w *jsonv.Writer, c *parse.ParsedContract) {
 		w.RawStr(`,"maxSeverity":`, c.MaxSeverity)
 		w.Raw(`,"changes":[`)
 		for i, ch := range c.Changes {
-			if i > 0 {
-				w.Byte(',')
-			}
+			w.Comma(i)
 			w.RawStr(`{"severity":`, ch.Severity)
 			w.RawStr(`,"field":`, ch.Field)
 			w.RawStr(`,"description":`, ch.Description)

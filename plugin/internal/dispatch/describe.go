@@ -25,33 +25,16 @@ func callDescribe(c *call, r *request) *abi.Error {
 	w.RawStr(`,"version":`, abi.ModuleVersion)
 	w.Raw(`,"exports":[`)
 	for i, e := range abi.Exports {
-		if i > 0 {
-			w.Byte(',')
-		}
+		w.Comma(i)
 		w.Str(e.Name)
 	}
-	w.Raw(`],"codes":[`)
-	for i, c := range abi.CanonicalCodes {
-		if i > 0 {
-			w.Byte(',')
-		}
-		w.Str(c)
-	}
-	w.Raw(`],"severities":[`)
-	for i, s := range abi.Severities {
-		if i > 0 {
-			w.Byte(',')
-		}
-		w.Str(s)
-	}
-	w.Raw(`],"dialects":[`)
-	for i, d := range validation.Dialects {
-		if i > 0 {
-			w.Byte(',')
-		}
-		w.Str(d)
-	}
-	w.RawNum(`],"limits":{"maxRequestBytes":`, abi.MaxRequestBytes)
+	w.Raw(`],"codes":`)
+	w.Strings(abi.CanonicalCodes)
+	w.Raw(`,"severities":`)
+	w.Strings(abi.Severities)
+	w.Raw(`,"dialects":`)
+	w.Strings(validation.Dialects)
+	w.RawNum(`,"limits":{"maxRequestBytes":`, abi.MaxRequestBytes)
 	w.RawNum(`,"maxDepth":`, abi.MaxDepth)
 	w.RawNum(`,"maxValues":`, abi.MaxValues)
 	w.Raw("}}")

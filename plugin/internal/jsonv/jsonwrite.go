@@ -50,6 +50,27 @@ func (w *Writer) Key(k string, first bool) {
 	w.Byte(':')
 }
 
+// Comma writes the comma that comes before element i of an array (or
+// member i of an object): none before the first.
+func (w *Writer) Comma(i int) { w.B = appendComma(w.B, i) }
+
+// Strings writes ss as an array of JSON strings.
+func (w *Writer) Strings(ss []string) {
+	w.Byte('[')
+	for i, s := range ss {
+		w.Comma(i)
+		w.Str(s)
+	}
+	w.Byte(']')
+}
+
+func appendComma(b []byte, i int) []byte {
+	if i > 0 {
+		return append(b, ',')
+	}
+	return b
+}
+
 // value writes a decoded JSON value back, keeping member order.
 func (w *Writer) value(v *Value) {
 	w.B = AppendValue(w.B, v)
@@ -123,19 +144,13 @@ func AppendValue(b []byte, v *Value) []byte {
 	case KindArray:
 		b = append(b, '[')
 		for i, item := range v.Arr {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendValue(b, item)
+			b = AppendValue(appendComma(b, i), item)
 		}
 		return append(b, ']')
 	default:
 		b = append(b, '{')
 		for i, m := range v.Members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, m.Key)
+			b = appendJSONString(appendComma(b, i), m.Key)
 			b = append(b, ':')
 			b = AppendValue(b, m.Value)
 		}
@@ -160,6 +175,17 @@ type prefixWriter struct {
 
 func (p *prefixWriter) full() bool { return len(p.b) >= p.stop }
 
+// next begins element i of an array or member i of an object: false when
+// the stop is reached (nothing is written then), else true, after the
+// comma that comes before all but the first.
+func (p *prefixWriter) next(i int) bool {
+	if p.full() {
+		return false
+	}
+	p.b = appendComma(p.b, i)
+	return true
+}
+
 // value writes v, or as much of it as reaches the stop.
 func (p *prefixWriter) value(v *Value) {
 	switch v.Kind {
@@ -168,11 +194,8 @@ func (p *prefixWriter) value(v *Value) {
 	case KindArray:
 		p.b = append(p.b, '[')
 		for i, item := range v.Arr {
-			if p.full() {
+			if !p.next(i) {
 				return
-			}
-			if i > 0 {
-				p.b = append(p.b, ',')
 			}
 			p.value(item)
 		}
@@ -180,11 +203,8 @@ func (p *prefixWriter) value(v *Value) {
 	case KindObject:
 		p.b = append(p.b, '{')
 		for i, m := range v.Members {
-			if p.full() {
+			if !p.next(i) {
 				return
-			}
-			if i > 0 {
-				p.b = append(p.b, ',')
 			}
 			p.str(m.Key)
 			if p.full() {

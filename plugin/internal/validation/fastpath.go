@@ -117,13 +117,6 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 		exclusiveMinimum: math.Inf(-1), exclusiveMaximum: math.Inf(1)}
 	for _, m := range schema.Members {
 		v := m.Value
-		number := func(dst *float64) bool {
-			if v.Kind != jsonv.KindNumber || math.IsInf(v.Num, 0) {
-				return false
-			}
-			*dst = v.Num
-			return true
-		}
 		ok := true
 		switch {
 		case annotations[m.Key]:
@@ -136,18 +129,6 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 				ok = ok && e.Kind == jsonv.KindString
 				sp.enum = append(sp.enum, e.Str)
 			}
-		case m.Key == "minLength":
-			ok = number(&sp.minLength)
-		case m.Key == "maxLength":
-			ok = number(&sp.maxLength)
-		case m.Key == "minimum":
-			ok = number(&sp.minimum)
-		case m.Key == "maximum":
-			ok = number(&sp.maximum)
-		case m.Key == "exclusiveMinimum":
-			ok = number(&sp.exclusiveMinimum)
-		case m.Key == "exclusiveMaximum":
-			ok = number(&sp.exclusiveMaximum)
 		case m.Key == "pattern":
 			if ok = v.Kind == jsonv.KindString; ok {
 				re, err := regexp.Compile(v.Str)
@@ -155,7 +136,11 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 				sp.pattern = re
 			}
 		default:
-			ok = false
+			dst := sp.bound(m.Key)
+			ok = dst != nil && v.Kind == jsonv.KindNumber && !math.IsInf(v.Num, 0)
+			if ok {
+				*dst = v.Num
+			}
 		}
 		if !ok {
 			return nil
@@ -165,6 +150,22 @@ func scalarFor(schema *jsonv.Value) *scalarPlan {
 		return nil
 	}
 	return sp
+}
+
+// boundKeywords are the numeric keywords of a scalar plan, in the order
+// bound lists their fields.
+var boundKeywords = [...]string{"minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+
+// bound is the field of sp that numeric keyword key sets, or nil where key
+// is not one.
+func (sp *scalarPlan) bound(key string) *float64 {
+	fields := [...]*float64{&sp.minLength, &sp.maxLength, &sp.minimum, &sp.maximum, &sp.exclusiveMinimum, &sp.exclusiveMaximum}
+	for i, k := range boundKeywords {
+		if k == key {
+			return fields[i]
+		}
+	}
+	return nil
 }
 
 // accepts reports whether args are valid by the plan; false means only

@@ -136,21 +136,18 @@ func pydanticSuggestion(typ, msg string, ctx *jsonv.Value) string {
 	num := func(key string) (string, bool) { return boundText(ctx.Get(key)) }
 	one := func(key string) bool { return isOne(ctx.Get(key)) }
 	switch typ {
-	case "string_too_short":
-		if n, ok := num("min_length"); ok {
-			return unlessNumberStated(msg, suggestLength(n, one("min_length"), true), n)
+	case "string_too_short", "string_too_long", "too_short", "too_long":
+		// A string's length in characters, a collection's in items.
+		least, key := strings.HasSuffix(typ, "_short"), "max_length"
+		if least {
+			key = "min_length"
 		}
-	case "string_too_long":
-		if n, ok := num("max_length"); ok {
-			return unlessNumberStated(msg, suggestLength(n, one("max_length"), false), n)
+		suggest := suggestItems
+		if strings.HasPrefix(typ, "string_") {
+			suggest = suggestLength
 		}
-	case "too_short":
-		if n, ok := num("min_length"); ok {
-			return unlessNumberStated(msg, suggestItems(n, one("min_length"), true), n)
-		}
-	case "too_long":
-		if n, ok := num("max_length"); ok {
-			return unlessNumberStated(msg, suggestItems(n, one("max_length"), false), n)
+		if n, ok := num(key); ok {
+			return unlessNumberStated(msg, suggest(n, one(key), least), n)
 		}
 	case "string_pattern_mismatch":
 		pattern, _ := jsonv.GetString(ctx, "pattern")

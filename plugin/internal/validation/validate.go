@@ -229,22 +229,16 @@ var countKeywords = map[string]bool{
 // (countText). Where int is 64 bits, counts are at most 2^53 by now and
 // nothing changes.
 func clampCounts(schema *jsonv.Value) {
-	switch schema.Kind {
-	case jsonv.KindArray:
-		for _, item := range schema.Arr {
-			clampCounts(item)
-		}
-	case jsonv.KindObject:
-		for _, m := range schema.Members {
-			switch {
-			case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber:
-				if m.Value.Num > math.MaxInt {
-					m.Value.Num = math.MaxInt
-				}
-			case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
-			default:
-				clampCounts(m.Value)
-			}
+	for _, item := range schema.Arr { // none but in an array
+		clampCounts(item)
+	}
+	for _, m := range schema.Members { // none but in an object
+		switch {
+		case countKeywords[m.Key] && m.Value.Kind == jsonv.KindNumber:
+			m.Value.Num = min(m.Value.Num, math.MaxInt)
+		case m.Key == "const" || m.Key == "enum" || m.Key == "default" || m.Key == "examples":
+		default:
+			clampCounts(m.Value)
 		}
 	}
 }
@@ -259,6 +253,13 @@ func countText(want int, schema *jsonv.Value, idx *jsonv.Index, schemaLoc, keywo
 		}
 	}
 	return strconv.Itoa(want)
+}
+
+// countMessage is a count keyword's message: "Must be at least 3
+// characters long." from its lead, the count (want, and n, its text), the
+// counted noun and the end.
+func countMessage(lead string, want int, n, noun, end string) string {
+	return lead + " " + n + " " + pluralWord(noun, want == 1) + end
 }
 
 // countOutOfRange finds the count keywords of schema whose value is past
@@ -672,17 +673,13 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		add(path, 30, "Unrecognized "+pluralWord("field", len(keys) == 1)+".", suggestUnrecognized(keys))
 		(*out)[len(*out)-1].Keys = keys
 	case *kind.MinLength:
-		n := countText(k.Want, schema, idx, ve.SchemaURL, "minLength")
-		add(path, 2, "Must be at least "+n+" "+pluralWord("character", k.Want == 1)+" long.", "")
+		add(path, 2, countMessage("Must be at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minLength"), "character", " long."), "")
 	case *kind.MaxLength:
-		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxLength")
-		add(path, 2, "Must be at most "+n+" "+pluralWord("character", k.Want == 1)+" long.", "")
+		add(path, 2, countMessage("Must be at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxLength"), "character", " long."), "")
 	case *kind.MinItems:
-		n := countText(k.Want, schema, idx, ve.SchemaURL, "minItems")
-		add(path, 2, "Must contain at least "+n+" "+pluralWord("item", k.Want == 1)+".", "")
+		add(path, 2, countMessage("Must contain at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minItems"), "item", "."), "")
 	case *kind.MaxItems:
-		n := countText(k.Want, schema, idx, ve.SchemaURL, "maxItems")
-		add(path, 2, "Must contain at most "+n+" "+pluralWord("item", k.Want == 1)+".", "")
+		add(path, 2, countMessage("Must contain at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxItems"), "item", "."), "")
 	case *kind.Minimum:
 		add(path, 2, suggestBound("greater than or equal to", ratText(k.Want)), "")
 	case *kind.ExclusiveMinimum:
