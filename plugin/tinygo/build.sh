@@ -48,11 +48,39 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+# The Go modules the module links, patched (plugin/tinygo/modpatches, each
+# named <module path with / as ->-<what it does>.patch): each patched copy
+# lives beside the toolchain under a hash of its patch, and the build's
+# modfile (tinygo.mod plus a replace for each) points at it. Only the TinyGo
+# build uses them; the native Go core links the modules as they are.
+cp "$repo/plugin/wasm/tinygo.mod" "$work/tinygo.mod"
+cp "$repo/plugin/wasm/tinygo.sum" "$work/tinygo.sum"
+modpatches=""
+for p in "$here"/modpatches/*.patch; do
+	name="$(basename "$p" .patch)"
+	mod="$(awk -v n="$name" '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 }
+		r && NF >= 2 { m = $1; gsub("/", "-", m); if (index(n, m "-") == 1) { print $1, $2; exit } }' "$work/tinygo.mod")"
+	[ -n "$mod" ] || { echo "build.sh: $name.patch names no module of plugin/wasm/tinygo.mod" >&2; exit 1; }
+	set -- $mod
+	src="$(cd "$repo" && GOFLAGS="-modfile=$work/tinygo.mod" go mod download -json "$1" | awk -F'"' '$2 == "Dir" { print $4 }')"
+	patched="$dir/mods/$name-$2-$(sha256sum "$p" | cut -c1-12)"
+	if [ ! -d "$patched" ]; then
+		mkdir -p "$dir/mods"
+		tmp="$(mktemp -d "$dir/mods/tmp.XXXXXX")"
+		cp -R "$src/." "$tmp/"
+		chmod -R u+w "$tmp"
+		patch -s -p1 -d "$tmp" < "$p"
+		mv -T "$tmp" "$patched" 2>/dev/null || rm -rf "$tmp"
+	fi
+	echo "replace $1 => $patched" >> "$work/tinygo.mod"
+	modpatches="$modpatches $name.patch"
+done
+
 env -u GOFLAGS -u GOOS -u GOARCH \
 	TINYGOROOT="$dir/root" \
 	XDG_CACHE_HOME="$cache" \
 	GOTOOLCHAIN="$TINYGO_GO" \
-	GOFLAGS="-modfile=$repo/plugin/wasm/tinygo.mod -mod=readonly -buildvcs=false" \
+	GOFLAGS="-modfile=$work/tinygo.mod -mod=readonly -buildvcs=false" \
 	PATH="/usr/lib/llvm-$LLVM_MAJOR/bin:$PATH" \
 	WASMOPT=/usr/bin/wasm-opt \
 	"$dir/root/build/tinygo" build "${TINYGO_FLAGS[@]}" -o "$work/out.wasm" ./plugin/wasm
@@ -66,6 +94,7 @@ mv "$work/out.wasm" "$out"
 	echo "wasi-libc: Debian wasi-libc $WASI_LIBC_VERSION"
 	echo "wasm-opt: Debian binaryen $BINARYEN_VERSION"
 	echo "patches: $PATCHES (plugin/tinygo/patches)"
+	echo "module patches:${modpatches:- none} (plugin/tinygo/modpatches)"
 	echo "modfile: plugin/wasm/tinygo.mod"
 	echo "flags: ${TINYGO_FLAGS[*]}"
 	echo "source: ./plugin/wasm"
