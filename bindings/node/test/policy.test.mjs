@@ -118,7 +118,11 @@ test('a request over the limit is refused before the module', async () => {
 for (const options of [{}, { callTimeoutMs: 0 }, { callTimeoutMs: 0, engine: 'extism' }]) {
   test(`the memory cap is applied: a call that needs more traps, and the next call answers (${JSON.stringify(options)})`, async () => {
     const t = await load(options);
-    const small = await load({ ...options, memoryMaxPages: 150 });
+    // Room to start (the pages a new instance holds) and 1 MiB more: not enough for the 4 MiB
+    // request, let alone its parse.
+    const start = JSON.parse(await t.call('describe', '{"memory":true}')).memoryPages;
+    assert.ok(Number.isInteger(start) && start > 0, `memoryPages ${start}`);
+    const small = await load({ ...options, memoryMaxPages: start + 16 });
     try {
       assert.notEqual(JSON.parse(await t.call('parse', HEAVY)).envelope, null, 'the default cap answers');
       await assert.rejects(small.call('parse', HEAVY), (err) => err instanceof ToolerrError && err.code === 'TRAP');

@@ -104,11 +104,15 @@ def test_the_cap_is_the_modules_own_memory_maximum() -> None:
 
 
 def test_the_memory_cap_applies() -> None:
-    """An adversarial parse of 4 MiB needs some 150 MiB: it answers under the default cap, and
-    traps (the instance replaced, the next call answered) under a cap of 150 pages."""
+    """An adversarial parse of 4 MiB answers under the default cap, and traps (the instance
+    replaced, the next call answered) under a cap that leaves a new instance 1 MiB (16 pages)
+    more than it starts with: not enough for the request, let alone its parse."""
     text = "<tool_error code='X'><message>m</message>" + "<detail key='v' k2='<detail key=' " * 120_000
-    assert toolerr.Toolerr(max_instances=1).call_json("parse", {"text": text})["envelope"] is not None
-    small = toolerr.Toolerr(max_instances=1, memory_max_pages=150)
+    fresh = toolerr.Toolerr(max_instances=1)
+    start = fresh.call_json("describe", {"memory": True})["memoryPages"]
+    assert isinstance(start, int) and start > 0
+    assert fresh.call_json("parse", {"text": text})["envelope"] is not None
+    small = toolerr.Toolerr(max_instances=1, memory_max_pages=start + 16)
     with pytest.raises(toolerr.ToolerrError) as raised:
         small.call("parse", {"text": text})
     assert raised.value.code == "TRAP"

@@ -158,20 +158,25 @@ fn an_instance_is_retired_by_what_its_memory_grew_to() {
 
 #[test]
 fn the_memory_cap_applies() {
-    // An adversarial parse of 4 MiB needs some 150 MiB: it answers under the
-    // default cap, and traps (the instance replaced, the next call answered)
-    // under a cap of 150 pages.
+    // An adversarial parse of 4 MiB answers under the default cap, and traps
+    // (the instance replaced, the next call answered) under a cap that leaves
+    // a new instance 1 MiB (16 pages) more than it starts with: not enough for
+    // the request, let alone its parse.
     let request = adversarial_parse();
     let host = one_instance(Options::default());
+    let described: serde_json::Value =
+        serde_json::from_str(&host.call("describe", &json!({"memory": true})).expect("describe"))
+            .expect("describe's JSON");
+    let start = described["memoryPages"].as_u64().expect("memoryPages");
     host.call("parse", &request)
         .expect("the default cap answers");
     let small = one_instance(Options {
-        memory_max_pages: 150,
+        memory_max_pages: u32::try_from(start + 16).expect("pages"),
         ..Options::default()
     });
     let err = small
         .call("parse", &request)
-        .expect_err("150 pages answered");
+        .expect_err("the capped instance answered");
     assert_eq!(err.code, ErrorCode::Trap, "{err}");
     small
         .call("required_field", &json!({"field": "id"}))
