@@ -482,6 +482,10 @@ func (h *Host) acquire(ctx context.Context) (Instance, error) {
 			h.idle = h.idle[:n-1]
 			more := n > 1 || h.live < h.max
 			h.mu.Unlock()
+			if retired(inst) {
+				h.discard(ctx, inst) // and the next turn takes another, or makes one
+				continue
+			}
 			if more {
 				h.signal() // what is left is for the next waiter, if any
 			}
@@ -533,7 +537,7 @@ func (h *Host) dropped() {
 
 func (h *Host) release(inst Instance) {
 	h.mu.Lock()
-	if !h.closed {
+	if !h.closed && !retired(inst) {
 		h.idle = append(h.idle, inst)
 		h.mu.Unlock()
 		h.signal()

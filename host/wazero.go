@@ -22,8 +22,20 @@ type wazeroEngine struct {
 	compiled wazero.CompiledModule
 }
 
-func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
-	cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithCloseOnContextDone(false)
+// newWazeroEngine opens the wazero engine, tiered (Tiered): from the
+// interpreter while the compiler fills an empty cache.
+var newWazeroEngine = Tiered(
+	func(ctx context.Context, wasm []byte, pages uint32, _ string) (Runtime, error) {
+		return compileWazero(ctx, wazero.NewRuntimeConfigInterpreter(), wasm, pages, "")
+	},
+	func(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
+		return compileWazero(ctx, wazero.NewRuntimeConfig(), wasm, pages, cacheDir)
+	})
+
+// compileWazero compiles wasm on a new runtime of base's engine (compiler
+// or interpreter), with a compilation cache in cacheDir ("" for none).
+func compileWazero(ctx context.Context, base wazero.RuntimeConfig, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
+	cfg := base.WithMemoryLimitPages(pages).WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 		if err != nil {
@@ -32,7 +44,7 @@ func newWazeroEngine(ctx context.Context, wasm []byte, pages uint32, cacheDir st
 		cfg = cfg.WithCompilationCache(cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	fail := func(err error) (*wazeroEngine, error) {
+	fail := func(err error) (Runtime, error) {
 		_ = rt.Close(ctx)
 		return nil, err
 	}

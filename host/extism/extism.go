@@ -21,7 +21,17 @@ import (
 	"github.com/toolerr/toolerr/host"
 )
 
-func init() { host.RegisterRuntime(host.Extism, open) }
+// The engine is tiered (host.Tiered): a start with an empty cache answers
+// from wazero's interpreter while the compiler fills it.
+func init() {
+	host.RegisterRuntime(host.Extism, host.Tiered(
+		func(ctx context.Context, wasm []byte, pages uint32, _ string) (host.Runtime, error) {
+			return open(ctx, wazero.NewRuntimeConfigInterpreter(), wasm, pages, "")
+		},
+		func(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (host.Runtime, error) {
+			return open(ctx, wazero.NewRuntimeConfig(), wasm, pages, cacheDir)
+		}))
+}
 
 // extismEngine runs the module's Extism exports through the Extism Go SDK,
 // as every other Extism host does.
@@ -29,8 +39,11 @@ type extismEngine struct {
 	compiled *extism.CompiledPlugin
 }
 
-func open(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (host.Runtime, error) {
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(false)
+// open compiles wasm through the Extism Go SDK on a wazero runtime of
+// base's engine (compiler or interpreter), with a compilation cache in
+// cacheDir ("" for none).
+func open(ctx context.Context, base wazero.RuntimeConfig, wasm []byte, pages uint32, cacheDir string) (host.Runtime, error) {
+	cfg := base.WithCloseOnContextDone(false)
 	if cacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 		if err != nil {

@@ -408,7 +408,7 @@ func goals(results []result, colds []coldStart, parallel map[string]float64) str
 	for _, e := range []string{"go-wazero", "go-extism"} {
 		var cold, warm float64
 		for _, c := range colds {
-			if c.engine == e && c.mode == "nocache" {
+			if c.engine == e && c.mode == "emptycache" {
 				cold = c.ms
 			}
 			if c.engine == e && c.mode == "warmcache" {

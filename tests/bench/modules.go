@@ -208,8 +208,8 @@ const firstRounds = 3
 // coldWork is what a start with an empty cache does that a warm one does
 // not, by host.
 var coldWork = map[string]string{
-	"go-wazero": "wazero's optimizing compiler turns the module into machine code (the module table's \"wazero compile, no cache\"), on every CPU, and writes it to the cache; a warm start maps it back",
-	"go-extism": "the same compile, through the Extism Go SDK on wazero",
+	"go-wazero": "wazero's interpreter takes the module (a fraction of the module table's \"wazero compile, no cache\") and answers while the optimizing compiler turns it into machine code in the background and writes the cache; a warm start maps that back",
+	"go-extism": "the same, through the Extism Go SDK on wazero",
 	"node":      "none: V8 has no cache here; every start compiles the module with its baseline compiler (Liftoff), quick, and optimizes hot functions later in the background",
 	"python":    "Extism's runtime (Wasmtime) compiles the module with Cranelift and writes wasmtime's cache; a warm start loads it",
 	"rust":      "Wasmtime compiles the module with Cranelift on every core and the binding writes its own cache entry; a warm start deserializes it",

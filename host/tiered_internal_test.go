@@ -1,0 +1,183 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin"
+	"github.com/toolerr/toolerr/tests/vectors"
+)
+
+// A Host whose compilation cache holds nothing of the module answers from
+// the interpreter at once, switches to compiled instances when the
+// compile is done (dropping the interpreted one as it comes back, and then
+// the interpreter's runtime), and leaves a cache the next Host starts from
+// without the interpreter.
+func TestTiered_InterpreterThenCompiledThenCached(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	req := []byte(`{"code":"NOT_FOUND","message":"invoice <INV-1> & co"}`)
+	want, abiErr := plugin.Call("tool_error", req)
+	if abiErr != nil {
+		t.Fatal(abiErr)
+	}
+
+	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiered, ok := h.eng.(*tieredEngine)
+	if !ok {
+		t.Fatalf("engine with an empty cache is %T, want *tieredEngine", h.eng)
+	}
+	if compiledBefore(cache, plugin.Wasm) {
+		t.Fatal("the marker exists before the compile could end")
+	}
+	idleKind := func() string {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if len(h.idle) != 1 {
+			t.Fatalf("%d idle instances, want 1", len(h.idle))
+		}
+		switch h.idle[0].(type) {
+		case *interpretedInstance:
+			return "interpreted"
+		case *wazeroInstance:
+			return "compiled"
+		}
+		return "other"
+	}
+	// New's own describe made the one instance: an interpreted one, unless
+	// the compile already ended (then it is dropped at the next call).
+	got, err := h.Call(ctx, "tool_error", req)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("first call: %s (%v), want %s", got, err, want)
+	}
+	if k := idleKind(); k != "interpreted" && tiered.ready() == nil {
+		t.Fatalf("idle instance while the compile runs is %s, want interpreted", k)
+	}
+	select {
+	case <-tiered.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the compile did not end")
+	}
+	if tiered.ready() == nil {
+		t.Fatal("the compile failed")
+	}
+	if !compiledBefore(cache, plugin.Wasm) {
+		t.Fatal("no marker after the compile")
+	}
+	got, err = h.Call(ctx, "tool_error", req)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("call after the compile: %s (%v), want %s", got, err, want)
+	}
+	if k := idleKind(); k != "compiled" {
+		t.Fatalf("idle instance after the compile is %s, want compiled", k)
+	}
+	tiered.mu.Lock()
+	live, closed := tiered.interpLive, tiered.interpClosed
+	tiered.mu.Unlock()
+	if live != 0 || !closed {
+		t.Fatalf("interpreter: %d instances live, runtime closed %v; want 0, true", live, closed)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	h, err = New(ctx, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if _, ok := h.eng.(*wazeroEngine); !ok {
+		t.Fatalf("engine with a filled cache is %T, want *wazeroEngine", h.eng)
+	}
+	got, err = h.Call(ctx, "tool_error", req)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("call from the cache: %s (%v), want %s", got, err, want)
+	}
+}
+
+// Closing a Host while the compile runs waits for it: the cache is filled
+// and nothing of the engine is left running.
+func TestTiered_CloseWaitsForTheCompile(t *testing.T) {
+	ctx := context.Background()
+	cache := t.TempDir()
+	h, err := New(ctx, Options{Engine: Wazero, CompilationCacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiered, ok := h.eng.(*tieredEngine)
+	if !ok {
+		t.Fatalf("engine with an empty cache is %T, want *tieredEngine", h.eng)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tiered.done:
+	default:
+		t.Fatal("Close returned before the compile ended")
+	}
+	if !compiledBefore(cache, plugin.Wasm) {
+		t.Fatal("no marker after Close")
+	}
+	if _, err := h.Call(ctx, "describe", []byte(`{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after Close: %v, want ErrClosed", err)
+	}
+}
+
+// The interpreter runs the same module: every vector gives the same bytes
+// (or the same error) on it.
+func TestTiered_InterpreterPassesEveryVector(t *testing.T) {
+	files, err := vectors.Load("../tests/vectors/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	interp, err := compileWazero(ctx, wazero.NewRuntimeConfigInterpreter(), plugin.Wasm, DefaultMemoryLimitPages, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer interp.Close(ctx)
+	inst, err := interp.NewInstance(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	passed := 0
+	for _, f := range files {
+		for _, c := range f.Cases {
+			req, err := c.Request()
+			if err != nil {
+				t.Fatalf("%s/%s: %v", f.Export, c.Description, err)
+			}
+			got, err := inst.Call(ctx, f.Export, req)
+			var abiErr *abi.Error
+			if errors.As(err, &abiErr) && abiErr.Cause != nil {
+				t.Fatalf("%s/%s: the instance failed: %v", f.Export, c.Description, err)
+			}
+			switch {
+			case c.Error != nil:
+				if abiErr == nil || abiErr.Code != c.Error.Code || abiErr.Message != c.Error.Message {
+					t.Errorf("%s/%s: got %v (%s), want error %s: %s", f.Export, c.Description, err, got, c.Error.Code, c.Error.Message)
+					continue
+				}
+			case err != nil || !bytes.Equal(got, c.Want()):
+				t.Errorf("%s/%s:\n got %s (%v)\nwant %s", f.Export, c.Description, got, err, c.Want())
+				continue
+			}
+			passed++
+		}
+	}
+	if passed == 0 {
+		t.Fatal("no vector ran")
+	}
+	t.Logf("interpreter: %d vectors passed", passed)
+}
