@@ -164,6 +164,8 @@ var notMeasured = []struct {
 		[]string{"16 KiB"}, "host/host.go", "const InlineRequestBytes = 16 << 10"},
 	{"the module's wasm stack, a build flag",
 		[]string{"a 1 MiB stack", "The wasm stack is 1 MiB"}, "plugin/tinygo/build.sh", "-zstack-size=1048576"},
+	{"the module's initial heap, a build flag",
+		[]string{"The heap starts at 1 MiB", "touches at most 1 MiB more"}, "plugin/tinygo/build.sh", "--initial-heap=1048576"},
 	{"toolerr proxy's --call-timeout default",
 		[]string{"`60s`"}, "host/cmd/toolerr/proxy.go", `"call-timeout", 60*time.Second`},
 	{"toolerr proxy's --init-timeout default",
