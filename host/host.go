@@ -228,6 +228,12 @@ func (h *Host) checker() *Host {
 // New compiles the module (unless the engine is Native), checks its digest
 // and ABI version, and returns a ready Host.
 func New(ctx context.Context, opts Options) (*Host, error) {
+	return newHost(ctx, opts, nil)
+}
+
+// newHost is New, with the wazero engine opened by openWazero when it is
+// not nil (tests: an engine on the interpreter alone).
+func newHost(ctx context.Context, opts Options, openWazero OpenRuntime) (*Host, error) {
 	kind := opts.Engine
 	if kind == "" {
 		kind = Wazero
@@ -255,7 +261,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if err != nil {
 			return nil, err
 		}
-		open := OpenRuntime(newWazeroEngine)
+		open := openWazero
+		if open == nil {
+			open = newWazeroEngine
+		}
 		if kind != Wazero {
 			runtimes.Lock()
 			open = runtimes.open[kind]

@@ -7,11 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tetratelabs/wazero"
-
-	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/plugin"
-	"github.com/toolerr/toolerr/tests/vectors"
 )
 
 // A Host whose compilation cache holds nothing of the module answers from
@@ -131,53 +127,4 @@ func TestTiered_CloseWaitsForTheCompile(t *testing.T) {
 	if _, err := h.Call(ctx, "describe", []byte(`{}`)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("call after Close: %v, want ErrClosed", err)
 	}
-}
-
-// The interpreter runs the same module: every vector gives the same bytes
-// (or the same error) on it.
-func TestTiered_InterpreterPassesEveryVector(t *testing.T) {
-	files, err := vectors.Load("../tests/vectors/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	interp, err := compileWazero(ctx, wazero.NewRuntimeConfigInterpreter(), plugin.Wasm, DefaultMemoryLimitPages, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer interp.Close(ctx)
-	inst, err := interp.NewInstance(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close(ctx)
-	passed := 0
-	for _, f := range files {
-		for _, c := range f.Cases {
-			req, err := c.Request()
-			if err != nil {
-				t.Fatalf("%s/%s: %v", f.Export, c.Description, err)
-			}
-			got, err := inst.Call(ctx, f.Export, req)
-			var abiErr *abi.Error
-			if errors.As(err, &abiErr) && abiErr.Cause != nil {
-				t.Fatalf("%s/%s: the instance failed: %v", f.Export, c.Description, err)
-			}
-			switch {
-			case c.Error != nil:
-				if abiErr == nil || abiErr.Code != c.Error.Code || abiErr.Message != c.Error.Message {
-					t.Errorf("%s/%s: got %v (%s), want error %s: %s", f.Export, c.Description, err, got, c.Error.Code, c.Error.Message)
-					continue
-				}
-			case err != nil || !bytes.Equal(got, c.Want()):
-				t.Errorf("%s/%s:\n got %s (%v)\nwant %s", f.Export, c.Description, got, err, c.Want())
-				continue
-			}
-			passed++
-		}
-	}
-	if passed == 0 {
-		t.Fatal("no vector ran")
-	}
-	t.Logf("interpreter: %d vectors passed", passed)
 }

@@ -11,17 +11,29 @@ import (
 	"github.com/toolerr/toolerr/tests/vectors"
 )
 
-// TestVectors_Engines runs every vector through every engine and demands
-// the output's exact bytes, or the expected error code and message.
+// TestVectors_Engines runs every vector through every engine, and through
+// wazero's interpreter (the first tier of a start with an empty cache), and
+// demands the output's exact bytes, or the expected error code and message.
 func TestVectors_Engines(t *testing.T) {
 	files, err := vectors.Load("../tests/vectors/v1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	total := 0
+	interpreted, err := host.NewInterpreted(ctx, host.Options{MaxInstances: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer interpreted.Close(ctx)
+	hosts := map[host.Engine]*host.Host{"wazero-interpreter": interpreted}
+	names := []host.Engine{"wazero-interpreter"}
 	for _, e := range host.Engines {
-		h := engines(t)[e]
+		hosts[e] = engines(t)[e]
+		names = append(names, e)
+	}
+	total := 0
+	for _, e := range names {
+		h := hosts[e]
 		passed := 0
 		for _, f := range files {
 			for _, c := range f.Cases {

@@ -24,13 +24,17 @@ type wazeroEngine struct {
 
 // newWazeroEngine opens the wazero engine, tiered (Tiered): from the
 // interpreter while the compiler fills an empty cache.
-var newWazeroEngine = Tiered(
-	func(ctx context.Context, wasm []byte, pages uint32, _ string) (Runtime, error) {
-		return compileWazero(ctx, wazero.NewRuntimeConfigInterpreter(), wasm, pages, "")
-	},
-	func(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
-		return compileWazero(ctx, wazero.NewRuntimeConfig(), wasm, pages, cacheDir)
-	})
+var newWazeroEngine = Tiered(openInterpreted, openCompiled)
+
+// openInterpreted opens the wazero engine on wazero's interpreter.
+func openInterpreted(ctx context.Context, wasm []byte, pages uint32, _ string) (Runtime, error) {
+	return compileWazero(ctx, wazero.NewRuntimeConfigInterpreter(), wasm, pages, "")
+}
+
+// openCompiled opens the wazero engine on its optimizing compiler.
+func openCompiled(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
+	return compileWazero(ctx, wazero.NewRuntimeConfig(), wasm, pages, cacheDir)
+}
 
 // compileWazero compiles wasm on a new runtime of base's engine (compiler
 // or interpreter), with a compilation cache in cacheDir ("" for none).
