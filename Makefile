@@ -150,6 +150,7 @@ endif
 # bench measures every engine on the same requests and writes BENCHMARKS.md
 # and docs/bench.svg.
 bench: prepare
+	bash tests/heal/build.sh
 	bash tests/cargo-target.sh $(GO) run ./tests/bench
 
 # heal-bench measures what a model reads when its tool call is wrong, on
