@@ -75,10 +75,14 @@ func pollable(f, other *os.File) (*rawFile, func()) {
 			syscall.SetNonblock(fd, false)
 		}
 	}
-	r := newRawFile(os.NewFile(uintptr(fd), f.Name()))
+	nf := os.NewFile(uintptr(fd), f.Name())
+	r := newRawFile(nf)
 	if r == nil {
 		restore()
-		syscall.Close(fd)
+		// Closed through its os.File, which owns it now: a syscall.Close
+		// here would leave the File's finalizer to close the same number
+		// again later, by then perhaps another file's or socket's.
+		nf.Close()
 		return nil, nil
 	}
 	return r, func() {
