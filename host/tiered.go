@@ -33,7 +33,11 @@ import (
 // and nothing runs once it returns.
 func Tiered(interpreted, compiled OpenRuntime) OpenRuntime {
 	return func(ctx context.Context, wasm []byte, pages uint32, cacheDir string) (Runtime, error) {
-		if cacheDir == "" || compiledBefore(cacheDir, wasm) {
+		if cacheDir == "" {
+			return compiled(ctx, wasm, pages, cacheDir)
+		}
+		marker := compiledMarker(cacheDir, wasm)
+		if _, err := os.Stat(marker); err == nil {
 			return compiled(ctx, wasm, pages, cacheDir)
 		}
 		interp, err := interpreted(ctx, wasm, pages, "")
@@ -53,7 +57,7 @@ func Tiered(interpreted, compiled OpenRuntime) OpenRuntime {
 			}
 			// Where the marker cannot be written, the next start takes the
 			// interpreter again, and still answers.
-			_ = os.WriteFile(compiledMarker(cacheDir, wasm), nil, 0o644)
+			_ = os.WriteFile(marker, nil, 0o644)
 			t.mu.Lock()
 			t.compiled = e
 			t.mu.Unlock()
@@ -90,12 +94,6 @@ func compiledMarker(cacheDir string, wasm []byte) string {
 	}
 	sum := sha256.Sum256(wasm)
 	return filepath.Join(cacheDir, fmt.Sprintf("toolerr-compiled-%s-%s-%s-%x", version, runtime.GOOS, runtime.GOARCH, sum[:12]))
-}
-
-// compiledBefore reports whether wasm was compiled into cacheDir before.
-func compiledBefore(cacheDir string, wasm []byte) bool {
-	_, err := os.Stat(compiledMarker(cacheDir, wasm))
-	return err == nil
 }
 
 // releaseInterpreter accounts for gone interpreted instances and closes

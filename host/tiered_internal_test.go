@@ -4,11 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/toolerr/toolerr/plugin"
 )
+
+// compiledBefore reports whether wasm was compiled into cacheDir before.
+func compiledBefore(cacheDir string, wasm []byte) bool {
+	_, err := os.Stat(compiledMarker(cacheDir, wasm))
+	return err == nil
+}
 
 // A Host whose compilation cache holds nothing of the module answers from
 // the interpreter at once, switches to compiled instances when the
