@@ -27,6 +27,9 @@ dir="$(bash "$here/toolchain.sh")"
 # shellcheck disable=SC1091
 . "$dir/env"
 
+# What tinygo.mod requires, a "module version" line each.
+requires="$(awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r && NF >= 2 { print $1, $2 }' "$repo/plugin/wasm/tinygo.mod")"
+
 # tinygo.mod must keep go.mod's versions of what the module imports (all but
 # x/text, which go.mod has at a version that wants Go 1.26).
 while read -r mod ver; do
@@ -36,7 +39,7 @@ while read -r mod ver; do
 		echo "build.sh: plugin/wasm/tinygo.mod has $mod $ver, go.mod has $main" >&2
 		exit 1
 	fi
-done < <(awk '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 } r && NF >= 2 { print $1, $2 }' "$repo/plugin/wasm/tinygo.mod")
+done <<< "$requires"
 
 cd "$repo"
 # TinyGo reads its prebuilt libraries from $XDG_CACHE_HOME/tinygo and keeps
@@ -63,12 +66,13 @@ cp "$repo/plugin/wasm/tinygo.sum" "$work/tinygo.sum"
 modpatches=""
 for p in "$here"/modpatches/*.patch; do
 	name="$(basename "$p" .patch)"
-	mod="$(awk -v n="$name" '/^require \(/ { r = 1; next } r && /^\)/ { r = 0 }
-		r && NF >= 2 { m = $1; gsub("/", "-", m); if (index(n, m "-") == 1) { print $1, $2; exit } }' "$work/tinygo.mod")"
+	mod="" ver=""
+	while read -r m v; do
+		if [[ "$name" == "${m//\//-}-"* ]]; then mod="$m" ver="$v"; fi
+	done <<< "$requires"
 	[ -n "$mod" ] || { echo "build.sh: $name.patch names no module of plugin/wasm/tinygo.mod" >&2; exit 1; }
-	set -- $mod
-	src="$(cd "$repo" && GOFLAGS="-modfile=$work/tinygo.mod" go mod download -json "$1" | awk -F'"' '$2 == "Dir" { print $4 }')"
-	patched="$dir/mods/$name-$2-$(sha256sum "$p" | cut -c1-12)"
+	src="$(cd "$repo" && GOFLAGS="-modfile=$work/tinygo.mod" go mod download -json "$mod" | awk -F'"' '$2 == "Dir" { print $4 }')"
+	patched="$dir/mods/$name-$ver-$(sha256sum "$p" | cut -c1-12)"
 	if [ ! -d "$patched" ]; then
 		mkdir -p "$dir/mods"
 		tmp="$(mktemp -d "$dir/mods/tmp.XXXXXX")"
@@ -77,7 +81,7 @@ for p in "$here"/modpatches/*.patch; do
 		patch -s -p1 -d "$tmp" < "$p"
 		mv -T "$tmp" "$patched" 2>/dev/null || rm -rf "$tmp"
 	fi
-	echo "replace $1 => $patched" >> "$work/tinygo.mod"
+	echo "replace $mod => $patched" >> "$work/tinygo.mod"
 	modpatches="$modpatches $name.patch"
 done
 
