@@ -151,13 +151,13 @@ func (s *Spec) goType(f *Field) string {
 func emitDispatch(s *Spec) ([]output, error) {
 	var b bytes.Buffer
 	b.WriteString(goHeader + "package dispatch\n\n")
-	b.WriteString("// exports runs each export of the ABI: callNAME for export name, on its\n// request object once its members are checked against fields.\nvar exports = map[string]export{\n")
+	b.WriteString("// exports runs each export of the ABI: callNAME for export name, on its\n// request object once its members are checked against fields. A slice,\n// not a map: findExport reads it without allocating, which a map lookup\n// by a string key does in the module.\nvar exports = []export{\n")
 	for _, e := range s.Exports {
 		if e.Request == "" {
-			fmt.Fprintf(&b, "\t%q: {line: call%s},\n", e.Name, camel(e.Name))
+			fmt.Fprintf(&b, "\t{name: %q, line: call%s},\n", e.Name, camel(e.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "\t%q: {fields: %#v, run: call%s},\n", e.Name, fieldNames(s.typ(e.Request)), camel(e.Name))
+		fmt.Fprintf(&b, "\t{name: %q, fields: %#v, run: call%s},\n", e.Name, fieldNames(s.typ(e.Request)), camel(e.Name))
 	}
 	b.WriteString("}\n\n")
 	b.WriteString("// The members of the objects inside requests, in the order an unknown\n// member's error lists them.\nvar (\n")

@@ -110,8 +110,11 @@ func reusable(buf []byte) []byte {
 // exportName returns the export named by b without allocating when it is
 // one the ABI knows.
 func exportName(b []byte) string {
+	// Compared as a view of b: TinyGo allocates for string(b) == s, which
+	// the Go compiler does not (one allocation per export tried).
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	for _, e := range abi.Exports {
-		if string(b) == e.Name {
+		if s == e.Name {
 			return e.Name
 		}
 	}

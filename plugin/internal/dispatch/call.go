@@ -43,8 +43,8 @@ func AppendCall(dst []byte, export string, input []byte) ([]byte, *abi.Error) {
 
 // appendCall runs export on c (guarded: recover_*.go).
 func (c *call) appendCall(dst []byte, export string, input []byte) (out []byte, err *abi.Error) {
-	e, ok := exports[export]
-	if !ok {
+	e := findExport(export)
+	if e == nil {
 		return nil, abi.Errorf(abi.CodeInvalidRequest, "unknown export %s", strconv.Quote(export))
 	}
 	c.out = dst
@@ -66,9 +66,20 @@ func (c *call) appendCall(dst []byte, export string, input []byte) (out []byte, 
 // line on the input as it came, for the one export whose input is not a
 // JSON object (gate).
 type export struct {
+	name   string
 	fields []string
 	run    func(*call, *request) *abi.Error
 	line   func(*call, []byte) *abi.Error
+}
+
+// findExport returns the export named name, or nil.
+func findExport(name string) *export {
+	for i := range exports {
+		if exports[i].name == name {
+			return &exports[i]
+		}
+	}
+	return nil
 }
 
 // call is the working state of one export call: the decoder of its

@@ -3,26 +3,28 @@
 package dispatch
 
 // exports runs each export of the ABI: callNAME for export name, on its
-// request object once its members are checked against fields.
-var exports = map[string]export{
-	"tool_error":        {fields: []string{"code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter"}, run: callToolError},
-	"simple_error":      {fields: []string{"message", "code"}, run: callSimpleError},
-	"required_field":    {fields: []string{"field"}, run: callRequiredField},
-	"internal_error":    {fields: []string{"message", "tool", "action"}, run: callInternalError},
-	"rate_limited":      {fields: []string{"max", "windowSeconds", "retryAfter", "key"}, run: callRateLimited},
-	"server_busy":       {fields: []string{"tool", "active", "queued"}, run: callServerBusy},
-	"escape":            {fields: []string{"text", "context"}, run: callEscape},
-	"format_validation": {fields: []string{"action", "issues", "args", "dialect", "contract", "schema"}, run: callFormatValidation},
-	"parse":             {fields: []string{"text", "result"}, run: callParse},
-	"describe":          {fields: []string{"memory"}, run: callDescribe},
-	"validate":          {fields: []string{"action", "schema", "args", "contract"}, run: callValidate},
-	"contract_lock":     {fields: []string{"tools"}, run: callContractLock},
-	"contract_diff":     {fields: []string{"before", "after"}, run: callContractDiff},
-	"check_result":      {fields: []string{"result"}, run: callCheckResult},
-	"gate":              {line: callGate},
-	"tool_failure":      {fields: []string{"message", "tool", "action"}, run: callToolFailure},
-	"server_failure":    {fields: []string{"tool", "result", "error"}, run: callServerFailure},
-	"unknown_tool":      {fields: []string{"tool", "tools"}, run: callUnknownTool},
+// request object once its members are checked against fields. A slice,
+// not a map: findExport reads it without allocating, which a map lookup
+// by a string key does in the module.
+var exports = []export{
+	{name: "tool_error", fields: []string{"code", "message", "suggestion", "availableActions", "severity", "details", "retryAfter"}, run: callToolError},
+	{name: "simple_error", fields: []string{"message", "code"}, run: callSimpleError},
+	{name: "required_field", fields: []string{"field"}, run: callRequiredField},
+	{name: "internal_error", fields: []string{"message", "tool", "action"}, run: callInternalError},
+	{name: "rate_limited", fields: []string{"max", "windowSeconds", "retryAfter", "key"}, run: callRateLimited},
+	{name: "server_busy", fields: []string{"tool", "active", "queued"}, run: callServerBusy},
+	{name: "escape", fields: []string{"text", "context"}, run: callEscape},
+	{name: "format_validation", fields: []string{"action", "issues", "args", "dialect", "contract", "schema"}, run: callFormatValidation},
+	{name: "parse", fields: []string{"text", "result"}, run: callParse},
+	{name: "describe", fields: []string{"memory"}, run: callDescribe},
+	{name: "validate", fields: []string{"action", "schema", "args", "contract"}, run: callValidate},
+	{name: "contract_lock", fields: []string{"tools"}, run: callContractLock},
+	{name: "contract_diff", fields: []string{"before", "after"}, run: callContractDiff},
+	{name: "check_result", fields: []string{"result"}, run: callCheckResult},
+	{name: "gate", line: callGate},
+	{name: "tool_failure", fields: []string{"message", "tool", "action"}, run: callToolFailure},
+	{name: "server_failure", fields: []string{"tool", "result", "error"}, run: callServerFailure},
+	{name: "unknown_tool", fields: []string{"tool", "tools"}, run: callUnknownTool},
 }
 
 // The members of the objects inside requests, in the order an unknown

@@ -234,38 +234,26 @@ func decide(s scan, line, unreadable []byte) Decision {
 	}
 	answerable := usableID(s.id)
 	// refuse answers a request whose id is usable, and ignores the rest.
-	refuse := func(code int, message string) Decision {
-		if !answerable {
-			return ignore("not a JSON-RPC 2.0 message: " + message)
+	// (A value with a method, not a closure: in the module a closure over
+	// s is an allocation of the whole scan on every line.)
+	refuse := refusal{answerable: answerable, line: line, id: s.id.at}
+	if name := givenTwice(&s); name != "" {
+		if name == "id" {
+			refuse.answerable = false
 		}
-		prefix := "Invalid Request: "
-		if code == CodeInvalidParams {
-			prefix = "Invalid params: "
-		}
-		return Decision{Verdict: Answer, ID: line[s.id.at.start:s.id.at.end], ErrorCode: code, Reason: prefix + message}
-	}
-	for _, m := range []struct {
-		name string
-		m    member
-	}{{"jsonrpc", s.jsonrpc}, {"id", s.id}, {"method", s.method}, {"params", s.params}, {"result", s.result}, {"error", s.errorMember}} {
-		if m.m.twice {
-			if m.name == "id" {
-				answerable = false
-			}
-			return refuse(CodeInvalidRequest, strconv.Quote(m.name)+" is given twice")
-		}
+		return refuse.of(CodeInvalidRequest, strconv.Quote(name)+" is given twice")
 	}
 	if s.id.kind != kindNone && !answerable && !(s.id.kind == kindNull && s.errorMember.kind != kindNone) {
 		return ignore("not a JSON-RPC 2.0 message: an id must be a string or a number")
 	}
 	if s.jsonrpc.kind != kindString || s.jsonrpc.text != "2.0" {
-		return refuse(CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
+		return refuse.of(CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
 	}
 	hasMethod := s.method.kind != kindNone
 	isResponse := s.result.kind != kindNone || s.errorMember.kind != kindNone
 	switch {
 	case hasMethod && isResponse:
-		return refuse(CodeInvalidRequest, "a message holds a method, or a result or an error, not both")
+		return refuse.of(CodeInvalidRequest, "a message holds a method, or a result or an error, not both")
 	case isResponse && s.result.kind != kindNone && s.errorMember.kind != kindNone:
 		return ignore("not a JSON-RPC 2.0 message: a response holds a result or an error, not both")
 	case isResponse && s.id.kind == kindNone:
@@ -287,15 +275,15 @@ func decide(s scan, line, unreadable []byte) Decision {
 		}
 		return Decision{Verdict: Pass}
 	case !hasMethod:
-		return refuse(CodeInvalidRequest, "a message holds a method, a result or an error")
+		return refuse.of(CodeInvalidRequest, "a message holds a method, a result or an error")
 	case s.method.kind != kindString:
-		return refuse(CodeInvalidRequest, `"method" must be a string`)
+		return refuse.of(CodeInvalidRequest, `"method" must be a string`)
 	}
 	switch {
 	case s.other.kind != kindNone:
-		return refuse(CodeInvalidRequest, strconv.Quote(shortName(s.otherName))+" is not a member of a JSON-RPC request")
+		return refuse.of(CodeInvalidRequest, strconv.Quote(shortName(s.otherName))+" is not a member of a JSON-RPC request")
 	case s.id.kind == kindNumber && !safeInteger(line[s.id.at.start:s.id.at.end]):
-		return refuse(CodeInvalidRequest, `"id" must be a string or an integer (no fraction, no exponent, at most 2^53-1 either side of 0)`)
+		return refuse.of(CodeInvalidRequest, `"id" must be a string or an integer (no fraction, no exponent, at most 2^53-1 either side of 0)`)
 	}
 	isCall := s.method.text == "tools/call" && answerable
 	if isCall {
@@ -305,30 +293,32 @@ func decide(s scan, line, unreadable []byte) Decision {
 	}
 	switch {
 	case s.params.kind != kindNone && s.params.kind != kindObject && s.params.kind != kindNull:
-		return refuse(CodeInvalidParams, `"params" must be an object`)
+		return refuse.of(CodeInvalidParams, `"params" must be an object`)
 	case s.depth > MaxMessageDepth:
-		return refuse(CodeInvalidParams, "the message is nested more than "+strconv.Itoa(MaxMessageDepth)+" levels deep")
+		return refuse.of(CodeInvalidParams, "the message is nested more than "+strconv.Itoa(MaxMessageDepth)+" levels deep")
 	case s.hugeOutside:
-		return refuse(CodeInvalidParams, "a number is beyond the range of a 64-bit float")
+		return refuse.of(CodeInvalidParams, "a number is beyond the range of a 64-bit float")
 	case s.meta.twice, s.cursor.twice, s.progressToken.twice:
-		return refuse(CodeInvalidParams, `"_meta", "cursor" or "progressToken" is given twice`)
+		return refuse.of(CodeInvalidParams, `"_meta", "cursor" or "progressToken" is given twice`)
 	case s.meta.kind != kindNone && s.meta.kind != kindObject && s.meta.kind != kindNull:
-		return refuse(CodeInvalidParams, `"_meta" must be an object`)
+		return refuse.of(CodeInvalidParams, `"_meta" must be an object`)
 	case s.progressToken.kind != kindNone && s.progressToken.kind != kindString &&
 		!(s.progressToken.kind == kindNumber && safeInteger(line[s.progressToken.at.start:s.progressToken.at.end])):
-		return refuse(CodeInvalidParams, `"progressToken" must be a string or an integer`)
+		return refuse.of(CodeInvalidParams, `"progressToken" must be a string or an integer`)
 	case s.cursor.kind != kindNone && s.cursor.kind != kindString:
-		return refuse(CodeInvalidParams, `"cursor" must be a string`)
+		return refuse.of(CodeInvalidParams, `"cursor" must be a string`)
 	case s.relatedTask.kind != kindNone && (s.relatedTask.kind != kindObject || s.relatedTask.twice || s.taskID.kind != kindString || s.taskID.twice):
-		return refuse(CodeInvalidParams, strconv.Quote(relatedTaskKey)+` must be an object with a string "taskId"`)
+		return refuse.of(CodeInvalidParams, strconv.Quote(relatedTaskKey)+` must be an object with a string "taskId"`)
 	}
 	// A null where MCP has an object reads as an empty one: params, _meta,
 	// and a tool call's arguments.
-	var nulls []span
-	for _, m := range []member{s.params, s.meta} {
-		if m.kind == kindNull {
-			nulls = append(nulls, m.at)
-		}
+	var found [3]span
+	nulls := found[:0]
+	if s.params.kind == kindNull {
+		nulls = append(nulls, s.params.at)
+	}
+	if s.meta.kind == kindNull {
+		nulls = append(nulls, s.meta.at)
 	}
 	if isCall && s.arguments.kind == kindNull {
 		nulls = append(nulls, s.arguments.at)
@@ -346,6 +336,45 @@ func decide(s scan, line, unreadable []byte) Decision {
 		at = n.end
 	}
 	return Decision{Verdict: Rewrite, Line: append(out, line[at:]...)}
+}
+
+// refusal is how decide turns down a message: an answer when its id is
+// usable, else an ignored line.
+type refusal struct {
+	answerable bool
+	line       []byte
+	id         span
+}
+
+func (r refusal) of(code int, message string) Decision {
+	if !r.answerable {
+		return ignore("not a JSON-RPC 2.0 message: " + message)
+	}
+	prefix := "Invalid Request: "
+	if code == CodeInvalidParams {
+		prefix = "Invalid params: "
+	}
+	return Decision{Verdict: Answer, ID: r.line[r.id.start:r.id.end], ErrorCode: code, Reason: prefix + message}
+}
+
+// givenTwice names the first member of the message given twice, in the
+// order jsonrpc, id, method, params, result, error, or is empty.
+func givenTwice(s *scan) string {
+	switch {
+	case s.jsonrpc.twice:
+		return "jsonrpc"
+	case s.id.twice:
+		return "id"
+	case s.method.twice:
+		return "method"
+	case s.params.twice:
+		return "params"
+	case s.result.twice:
+		return "result"
+	case s.errorMember.twice:
+		return "error"
+	}
+	return ""
 }
 
 // maxSafeInteger is the largest integer every SDK reads exactly (a

@@ -417,23 +417,20 @@ func (sc *scanner) end(end int) {
 func (sc *scanner) str(i int) (int, bool) {
 	b := sc.b
 	i++
-	pendingHigh := -1 // the start of a high surrogate escape not yet paired
-	flush := func() {
-		if pendingHigh >= 0 {
-			sc.fix(span{pendingHigh, pendingHigh + 6}, true)
-			pendingHigh = -1
-		}
-	}
+	// pendingHigh is the start of a high surrogate escape not yet paired;
+	// flush (a method, not a closure: a closure over it is two allocations
+	// per string in the module) records it as lone once something else follows.
+	pendingHigh := -1
 	for i < len(b) {
 		c := b[i]
 		switch {
 		case c == '"':
-			flush()
+			pendingHigh = sc.flush(pendingHigh)
 			return i + 1, true
 		case c < 0x20:
 			return 0, false
 		case c >= 0x80:
-			flush()
+			pendingHigh = sc.flush(pendingHigh)
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				if !utf8.FullRune(b[i:]) {
@@ -445,7 +442,7 @@ func (sc *scanner) str(i int) (int, bool) {
 			i += size
 			continue
 		case c != '\\':
-			flush()
+			pendingHigh = sc.flush(pendingHigh)
 			i++
 			continue
 		}
@@ -455,7 +452,7 @@ func (sc *scanner) str(i int) (int, bool) {
 		}
 		switch b[i+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			flush()
+			pendingHigh = sc.flush(pendingHigh)
 			i += 2
 		case 'u':
 			if i+6 > len(b) {
@@ -468,17 +465,17 @@ func (sc *scanner) str(i int) (int, bool) {
 			u, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
 			switch {
 			case u >= 0xD800 && u <= 0xDBFF:
-				flush()
+				pendingHigh = sc.flush(pendingHigh)
 				pendingHigh = i
 			case u >= 0xDC00 && u <= 0xDFFF:
 				if pendingHigh >= 0 && pendingHigh+6 == i {
 					pendingHigh = -1 // a pair
 				} else {
-					flush()
+					pendingHigh = sc.flush(pendingHigh)
 					sc.fix(span{i, i + 6}, true)
 				}
 			default:
-				flush()
+				pendingHigh = sc.flush(pendingHigh)
 			}
 			i += 6
 		default:
@@ -487,6 +484,15 @@ func (sc *scanner) str(i int) (int, bool) {
 	}
 	sc.s.cut = true
 	return 0, false
+}
+
+// flush records the high surrogate escape at pendingHigh, if any (>= 0), as
+// lone, and returns -1: no escape is pending any more.
+func (sc *scanner) flush(pendingHigh int) int {
+	if pendingHigh >= 0 {
+		sc.fix(span{pendingHigh, pendingHigh + 6}, true)
+	}
+	return -1
 }
 
 func (sc *scanner) fix(at span, escape bool) {
