@@ -104,6 +104,24 @@ test('gatedStdin hands on what the gate passes, answers on output, notes what it
   assert.deepEqual(notes, ['toolerr: ignored a line of 4 bytes from the client: not JSON']);
 });
 
+test('gatedStdin stops reading while what waits for the SDK holds more than the limit, and loses nothing', async () => {
+  const input = new PassThrough();
+  const gated = gatedStdin({ input, output: new PassThrough(), log: () => {} });
+  // Nobody reads gated yet: the lines the gate passes wait for the SDK.
+  const line = (n) => `{"jsonrpc":"2.0","method":"m${n}","params":{"s":"${'x'.repeat(1 << 20)}"}}`;
+  const sent = [];
+  for (let n = 0; n < 8; n++) {
+    sent.push(line(n));
+    input.write(`${line(n)}\n`);
+  }
+  input.end();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(input.isPaused(), true, 'reading goes on while 8 MiB wait');
+  const handed = (await collect(gated)).split('\n');
+  assert.equal(handed.pop(), '');
+  assert.deepEqual(handed, sent);
+});
+
 test('gatedStdin keeps only the head of a line over the limit', async () => {
   const input = new PassThrough();
   const output = new PassThrough();

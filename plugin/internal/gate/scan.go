@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -274,12 +275,12 @@ func (sc *scanner) run() bool {
 				word = "false"
 			}
 			if len(b)-i < len(word) {
-				if string(b[i:]) == word[:len(b)-i] {
+				if view(b[i:]) == word[:len(b)-i] {
 					sc.s.cut = true
 				}
 				return false
 			}
-			if string(b[i:i+len(word)]) != word {
+			if view(b[i:i+len(word)]) != word {
 				return false
 			}
 			i += len(word)
@@ -289,7 +290,7 @@ func (sc *scanner) run() bool {
 				sc.s.cut = end == len(b)
 				return false
 			}
-			if f, _ := strconv.ParseFloat(string(b[i:end]), 64); math.IsInf(f, 0) {
+			if beyondFloat64(b[i:end]) {
 				if sc.argsLevel > 0 {
 					if !sc.s.argsHuge {
 						sc.s.argsHugeText = span{i, end}
@@ -462,7 +463,7 @@ func (sc *scanner) str(i int) (int, bool) {
 			if !isHex(b[i+2 : i+6]) {
 				return 0, false
 			}
-			u, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			u, _ := strconv.ParseUint(view(b[i+2:i+6]), 16, 16)
 			switch {
 			case u >= 0xD800 && u <= 0xDBFF:
 				pendingHigh = sc.flush(pendingHigh)
@@ -550,6 +551,25 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
+// view is b as a string without a copy, for comparing it or reading it
+// at once: TinyGo allocates a copy for string(b) even there, where the Go
+// compiler does not.
+func view(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// beyondFloat64 reports whether a JSON number the scan accepted is beyond
+// the range of a 64-bit float. One without an exponent and with fewer
+// than 309 digits is not (the largest float64 is about 1.8e308), and
+// most are such: they are decided without parsing.
+func beyondFloat64(num []byte) bool {
+	if len(num) < 309 && bytes.IndexAny(num, "eE") < 0 {
+		return false
+	}
+	f, _ := strconv.ParseFloat(view(num), 64)
+	return math.IsInf(f, 0)
+}
+
 // decode decodes a JSON string token the scan accepted, without its
 // quotes. Only names are decoded (jsonrpc, method, the tool's name, keys
 // of the first two levels); their escapes are rare, and a lone surrogate
@@ -567,7 +587,7 @@ func decode(tok []byte) string {
 		}
 	}
 	if plain {
-		return unsafe.String(unsafe.SliceData(s), len(s))
+		return view(s)
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
