@@ -236,3 +236,30 @@ def test_lines_are_read_whole_and_bounded(chunk: int) -> None:
     assert lines.next() == (big.replace(b"\n", b"-")[:1001], len(big))
     assert lines.next() == (b"last", 4)
     assert lines.next() is None
+
+
+class _Recorder(io.BytesIO):
+    """A stdout that records what reached it at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[bytes] = []
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue())
+
+
+def test_gated_stdout_keeps_writes_until_a_flush_and_orders_answers_after_them() -> None:
+    async def run() -> _Recorder:
+        wire = _Recorder()
+        async with toolerr.gated_stdio(io.BytesIO(), wire) as (_, stdout):
+            await stdout.write('{"a":1}\n')
+            assert wire.getvalue() == b"", "a write reaches the wire before its flush"
+            await stdout.flush()
+            await stdout.write('{"b":2}\n')
+            await stdout.answer('{"c":3}')
+            await stdout.flush()
+        return wire
+
+    wire = anyio.run(run)
+    assert wire.flushed == [b'{"a":1}\n', b'{"a":1}\n{"b":2}\n{"c":3}\n', b'{"a":1}\n{"b":2}\n{"c":3}\n']

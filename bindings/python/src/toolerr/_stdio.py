@@ -123,27 +123,41 @@ class _Lines:
 class _GatedStdout:
     """The client's stdout, shared by the SDK and the gate: each line is
     written whole under one lock (what ``stdio_server`` needs of its stdout:
-    ``write`` and ``flush``)."""
+    ``write`` and ``flush``).
+
+    ``write`` keeps the text and ``flush`` writes what was kept and flushes
+    it in one trip to a worker thread, where the SDK's own stdout makes one
+    trip for each (a trip costs more than the write). Nothing reaches the
+    wire before a flush either way: the SDK's stdout is buffered too, and
+    flushes after every message."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
         self._lock = anyio.Lock()
+        self._kept = bytearray()
+
+    def _send(self, data: bytes) -> None:
+        self._stream.write(data)
+        self._stream.flush()
 
     async def write(self, text: str) -> int:
         data = text.encode("utf-8")
         async with self._lock:
-            await anyio.to_thread.run_sync(self._stream.write, data)
+            self._kept += data
         return len(text)
 
     async def flush(self) -> None:
         async with self._lock:
-            await anyio.to_thread.run_sync(self._stream.flush)
+            data = bytes(self._kept)
+            self._kept.clear()
+            await anyio.to_thread.run_sync(self._send, data)
 
     async def answer(self, response: str) -> None:
-        data = response.encode("utf-8") + b"\n"
         async with self._lock:
-            await anyio.to_thread.run_sync(self._stream.write, data)
-            await anyio.to_thread.run_sync(self._stream.flush)
+            # What the SDK wrote before goes first, as it would have.
+            data = bytes(self._kept) + response.encode("utf-8") + b"\n"
+            self._kept.clear()
+            await anyio.to_thread.run_sync(self._send, data)
 
 
 class _GatedStdin:
