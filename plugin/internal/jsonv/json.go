@@ -263,20 +263,26 @@ func (d *Decoder) value(depth int) (*Value, error) {
 	default:
 		rest := d.data[d.pos:]
 		switch {
-		case len(rest) >= 4 && string(rest[:4]) == "true":
+		case len(rest) >= 4 && view(rest[:4]) == "true":
 			d.pos += 4
 			v := d.newValue(KindBool)
 			v.Bool = true
 			return v, nil
-		case len(rest) >= 5 && string(rest[:5]) == "false":
+		case len(rest) >= 5 && view(rest[:5]) == "false":
 			d.pos += 5
 			return d.newValue(KindBool), nil
-		case len(rest) >= 4 && string(rest[:4]) == "null":
+		case len(rest) >= 4 && view(rest[:4]) == "null":
 			d.pos += 4
 			return d.newValue(KindNull), nil
 		}
 		return nil, d.fail("unexpected character " + quoteByte(c))
 	}
+}
+
+// view is b as a string without a copy, for comparing it at once: TinyGo
+// allocates a copy for string(b) == s, which the Go compiler does not.
+func view(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func quoteByte(c byte) string {

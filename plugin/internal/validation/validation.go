@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/toolerr/toolerr/plugin/internal/contract"
@@ -232,11 +233,26 @@ func appendSentValue(b []byte, v *jsonv.Value) []byte {
 }
 
 // utf16LongerThan reports whether s has more than units UTF-16 code units,
-// reading no more of s than it takes to tell.
+// reading no more of s than it takes to tell. A unit takes at least one
+// byte of UTF-8 (an invalid byte reads as U+FFFD, one unit), so a string
+// of at most units bytes is decided by its length. The loops here go byte
+// by byte, decoding only what is not ASCII: TinyGo calls into its runtime
+// for every character of a range over a string.
 func utf16LongerThan(s string, units int) bool {
+	if len(s) <= units {
+		return false
+	}
 	n := 0
-	for _, r := range s {
-		if n += utf16.RuneLen(r); n > units {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			n++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			n += utf16.RuneLen(r)
+		}
+		if n > units {
 			return true
 		}
 	}
@@ -247,16 +263,24 @@ func utf16LongerThan(s string, units int) bool {
 // units that does not split a surrogate pair (a deliberate fix: the
 // reference can cut one in half).
 func cutUTF16(s string, units int) string {
+	if len(s) <= units {
+		return s
+	}
 	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
+	for i := 0; i < len(s); {
+		w, size := 1, 1
+		if s[i] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r >= 0x10000 {
+				w = 2
+			}
 		}
 		if n+w > units {
 			return s[:i]
 		}
 		n += w
+		i += size
 	}
 	return s
 }
