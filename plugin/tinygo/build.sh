@@ -91,7 +91,7 @@ env -u GOFLAGS -u GOOS -u GOARCH \
 	GOTOOLCHAIN="$TINYGO_GO" \
 	GOFLAGS="-modfile=$work/tinygo.mod -mod=readonly -buildvcs=false" \
 	PATH="/usr/lib/llvm-$LLVM_MAJOR/bin:$PATH" \
-	WASMOPT=/usr/bin/wasm-opt \
+	WASMOPT="$here/wasm-opt.sh" \
 	"$dir/root/build/tinygo" build "${TINYGO_FLAGS[@]}" -o "$work/out.wasm" ./plugin/wasm
 mv "$work/out.wasm" "$out"
 
@@ -101,7 +101,7 @@ mv "$work/out.wasm" "$out"
 	echo "llvm: Debian llvm-$LLVM_MAJOR-dev $LLVM_VERSION"
 	echo "compiler-rt: Debian libclang-rt-$LLVM_MAJOR-dev-wasm32 $COMPILER_RT_VERSION"
 	echo "wasi-libc: Debian wasi-libc $WASI_LIBC_VERSION"
-	echo "wasm-opt: Debian binaryen $BINARYEN_VERSION"
+	echo "wasm-opt: Debian binaryen $BINARYEN_VERSION, through plugin/tinygo/wasm-opt.sh ($(sed -n 's|^exec /usr/bin/wasm-opt \(.*\) "\$@"$|\1|p' "$here/wasm-opt.sh"))"
 	echo "patches: $PATCHES (plugin/tinygo/patches)"
 	echo "module patches:${modpatches:- none} (plugin/tinygo/modpatches)"
 	echo "modfile: plugin/wasm/tinygo.mod"

@@ -292,6 +292,11 @@ func quoteByte(c byte) string {
 	return "0x" + strconv.FormatUint(uint64(c), 16)
 }
 
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func (d *Decoder) object(depth int) (*Value, error) {
 	if depth > d.maxDepth {
 		return nil, &DepthError{d.maxDepth}
@@ -386,6 +391,11 @@ func lookupMember(members []Member, index map[string]int, key string) (int, bool
 	return 0, false
 }
 
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func (d *Decoder) array(depth int) (*Value, error) {
 	if depth > d.maxDepth {
 		return nil, &DepthError{d.maxDepth}

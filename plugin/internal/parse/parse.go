@@ -302,8 +302,19 @@ func (s *scanner) element(name string) (string, bool) {
 }
 
 // text is the trimmed, decoded content of an element.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func text(raw string) string { return decodeEntities(trimJS(raw)) }
 
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func (s *scanner) toolError(attrs attrList) *ParsedToolError {
 	t := &ParsedToolError{Code: "UNKNOWN", Severity: "error", Actions: []string{}, Details: []ParsedDetail{}}
 	if c, ok := attrs.get("code"); ok && c != "" {
@@ -414,6 +425,11 @@ func parseSeconds(s string) *float64 {
 	return &f
 }
 
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func (s *scanner) validation(attrs attrList) *ParsedValidation {
 	v := &ParsedValidation{Action: attrs.value("action"), Fields: []ParsedField{}}
 	for name, tagAttrs, ok := s.next(); ok; name, tagAttrs, ok = s.next() {

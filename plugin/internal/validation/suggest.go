@@ -93,6 +93,12 @@ var formatAliases = map[string]string{
 
 // suggestFormat gives the suggestion for a string format of any validator,
 // or "" for a format it does not know.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func suggestFormat(format string) string {
 	if alias, ok := formatAliases[format]; ok {
 		format = alias

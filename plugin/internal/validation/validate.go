@@ -65,6 +65,12 @@ func (noRemoteRefs) Load(url string) (any, error) {
 
 // compileSchema returns the compiled form of schema, from the cache when it
 // was compiled before.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func compileSchema(schema *jsonv.Value) (*compiled, error) {
 	text := jsonv.AppendValue(nil, schema)
 	digest := sha256.Sum256(text)
@@ -435,6 +441,12 @@ func spend(b *workBudget, n int) error {
 // and returns the issues, in the order of args and then of the schema;
 // none means valid. idx (nil for a new one) finds members in schema and
 // args.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
 	if idx == nil {
 		idx = &jsonv.Index{}

@@ -515,6 +515,12 @@ func pad(n, width int) string {
 
 // zodFormatSuggestion covers Zod v4's invalid_format, whose formats extend
 // v3's string validations.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func zodFormatSuggestion(v *jsonv.Value) string {
 	format, _ := jsonv.GetString(v, "format")
 	switch format {
