@@ -355,24 +355,41 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 	if len(request) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(request), abi.MaxRequestBytes)
 	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	var inst Instance
+	if timeout > 0 && len(request) <= InlineRequestBytes {
+		// A small call that finds an instance free needs no timer: it runs
+		// inline, and its deadline is read off the clock when it returns
+		// (InlineRequestBytes). Making the timer and its context was a
+		// fifth of a small call through wazero.
+		if inst = h.takeIdle(ctx); inst != nil {
+			ctx = &clockDeadline{ctx, time.Now().Add(timeout)}
+		}
 	}
-	inst, err := h.acquire(ctx)
-	if err != nil {
-		return nil, err
+	if inst == nil {
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		var err error
+		if inst, err = h.acquire(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := ended(ctx); err != nil {
 		h.release(inst)
 		return nil, hostFailure(ctx, export, err)
 	}
 	var out []byte
-	if ctx.Done() == nil {
+	var err error
+	if _, deadline := ctx.Deadline(); ctx.Done() == nil && !deadline {
 		out, err = inst.Call(ctx, export, request)
 	} else if len(request) <= InlineRequestBytes {
-		out, err = inst.Call(context.WithoutCancel(ctx), export, request)
+		callCtx := ctx
+		if ctx.Done() != nil {
+			callCtx = context.WithoutCancel(ctx)
+		}
+		out, err = inst.Call(callCtx, export, request)
 		if end := ended(ctx); end != nil {
 			// The context ended while the call ran: the answer comes too
 			// late to give, and the instance goes like an abandoned one.
@@ -479,26 +496,18 @@ func hostFailure(ctx context.Context, export string, err error) error {
 
 func (h *Host) acquire(ctx context.Context) (Instance, error) {
 	for {
+		if inst := h.takeIdle(ctx); inst != nil {
+			return inst, nil
+		}
 		h.mu.Lock()
 		if h.closed {
 			h.mu.Unlock()
 			h.signal() // the next waiter sees it too
 			return nil, ErrClosed
 		}
-		if n := len(h.idle); n > 0 {
-			inst := h.idle[n-1]
-			h.idle[n-1] = nil
-			h.idle = h.idle[:n-1]
-			more := n > 1 || h.live < h.max
-			h.mu.Unlock()
-			if retired(inst) {
-				h.discard(ctx, inst) // and the next turn takes another, or makes one
-				continue
-			}
-			if more {
-				h.signal() // what is left is for the next waiter, if any
-			}
-			return inst, nil
+		if len(h.idle) > 0 {
+			h.mu.Unlock() // one came back meanwhile
+			continue
 		}
 		if h.live < h.max {
 			h.live++
@@ -522,6 +531,42 @@ func (h *Host) acquire(ctx context.Context) (Instance, error) {
 		}
 	}
 }
+
+// takeIdle takes the idle instance used last, without waiting, or returns
+// nil when none is idle (or the Host is closed).
+func (h *Host) takeIdle(ctx context.Context) Instance {
+	for {
+		h.mu.Lock()
+		n := len(h.idle)
+		if h.closed || n == 0 {
+			h.mu.Unlock()
+			return nil
+		}
+		inst := h.idle[n-1]
+		h.idle[n-1] = nil
+		h.idle = h.idle[:n-1]
+		more := n > 1 || h.live < h.max
+		h.mu.Unlock()
+		if retired(inst) {
+			h.discard(ctx, inst) // and the next turn takes another
+			continue
+		}
+		if more {
+			h.signal() // what is left is for the next waiter, if any
+		}
+		return inst
+	}
+}
+
+// clockDeadline is a context whose deadline is read off the clock, never
+// signalled (its Done is its parent's): a small call on a free instance
+// runs inline and is checked against it when it returns.
+type clockDeadline struct {
+	context.Context
+	at time.Time
+}
+
+func (c *clockDeadline) Deadline() (time.Time, bool) { return c.at, true }
 
 // signal wakes a call waiting for an instance, if any; a waiter that
 // finds nothing waits again, and one woken for nothing looks once more.

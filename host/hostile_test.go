@@ -277,6 +277,79 @@ func TestFault_DeadlineInline(t *testing.T) {
 	})
 }
 
+// TestFault_CallTimeoutInline is TestFault_DeadlineInline for the Host's
+// own CallTimeout, which a small call on a free instance keeps without a
+// timer (read off the clock when the call returns): the call past it gets
+// TIMEOUT, its instance is dropped, and the host keeps serving.
+func TestFault_CallTimeoutInline(t *testing.T) {
+	ctx := context.Background()
+	text := `<tool_error code='X'><message>m</message>` + strings.Repeat(`<detail key='v' k2='<detail key=' `, (host.InlineRequestBytes-200)/34)
+	req := []byte(`{"text":"` + text + `"}`)
+	// Not on Extism: there a new instance's first call takes longer than a
+	// quarter of this parse, so under such a timeout no call is answered at
+	// all once the instance is dropped (every new one runs out of time
+	// first). The path tested is the Host's, the same for every engine.
+	for _, e := range []host.Engine{host.Native, host.Wazero} {
+		t.Run(string(e), func(t *testing.T) {
+			took := time.Hour
+			onEachEngine(t, []host.Engine{e}, host.Options{MaxInstances: 1}, func(t *testing.T, _ host.Engine, h *host.Host) {
+				for i := 0; i < 4; i++ {
+					start := time.Now()
+					if _, err := h.Call(ctx, "parse", req); err != nil {
+						t.Fatal(err)
+					}
+					took = min(took, time.Since(start))
+				}
+			})
+			// serve calls a small export until it answers: the first call
+			// on a new instance may itself run out of time making it.
+			serve := func(h *host.Host) error {
+				var err error
+				for i := 0; i < 50; i++ {
+					if _, err = h.Call(ctx, "required_field", []byte(`{"field":"id"}`)); err == nil {
+						return nil
+					}
+				}
+				return err
+			}
+			timeouts := 0
+			for round := 0; round < 5 && timeouts == 0; round++ {
+				limit := max(took>>(2+2*round), time.Microsecond)
+				h, err := host.New(ctx, host.Options{Engine: e, MaxInstances: 1, CallTimeout: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := serve(h); err != nil {
+					t.Fatalf("round %d: no call answered within %v: %v", round, limit, err)
+				}
+				_, err = h.Call(ctx, "parse", req)
+				if g := hostGoroutines(); len(g) > 0 {
+					t.Errorf("round %d: goroutines of package host right after an inline call:\n%s", round, strings.Join(g, "\n\n"))
+				}
+				var abiErr *abi.Error
+				switch {
+				case err == nil:
+					t.Logf("round %d: the call beat its timeout of %v", round, limit)
+				case errors.As(err, &abiErr) && abiErr.Code == abi.CodeTimeout && errors.Is(err, context.DeadlineExceeded):
+					timeouts++
+					if n := host.LiveInstances(h); n != 0 {
+						t.Errorf("round %d: %d live instances after the timeout, want 0 (the instance is dropped)", round, n)
+					}
+				default:
+					t.Fatalf("round %d: got %v, want TIMEOUT wrapping context.DeadlineExceeded", round, err)
+				}
+				if err := serve(h); err != nil {
+					t.Fatalf("round %d: the host stopped serving (timeout %v, parse takes %v): %v", round, limit, took, err)
+				}
+				_ = h.Close(ctx)
+			}
+			if timeouts == 0 {
+				t.Fatalf("no call ran past its timeout (the call takes %v)", took)
+			}
+		})
+	}
+}
+
 // hostGoroutines returns the stacks of the goroutines that run code of
 // package host, or that code of package host started.
 func hostGoroutines() []string {
