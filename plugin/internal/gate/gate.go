@@ -360,22 +360,16 @@ func (r refusal) of(code int, message string) Decision {
 // givenTwice names the first member of the message given twice, in the
 // order jsonrpc, id, method, params, result, error, or is empty.
 func givenTwice(s *scan) string {
-	switch {
-	case s.jsonrpc.twice:
-		return "jsonrpc"
-	case s.id.twice:
-		return "id"
-	case s.method.twice:
-		return "method"
-	case s.params.twice:
-		return "params"
-	case s.result.twice:
-		return "result"
-	case s.errorMember.twice:
-		return "error"
+	for i, twice := range [...]bool{s.jsonrpc.twice, s.id.twice, s.method.twice, s.params.twice, s.result.twice, s.errorMember.twice} {
+		if twice {
+			return topMembers[i]
+		}
 	}
 	return ""
 }
+
+// topMembers names the members of a message givenTwice reads, in its order.
+var topMembers = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // maxSafeInteger is the largest integer every SDK reads exactly (a
 // JavaScript number's 2^53-1).
