@@ -585,6 +585,9 @@ type collector struct {
 	idx          *jsonv.Index
 	budget       *workBudget
 	suggestions  map[suggestionOf]string
+	// err is the first budget overrun of an issue added (addAt): the
+	// collection stops there.
+	err error
 }
 
 // suggestionOf is a schema keyword whose suggestion is remembered.
@@ -622,25 +625,8 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		return err
 	}
 	path := stringPath(ve.InstanceLocation)
-	var err error
-	addAt := func(p []*jsonv.Value, rank, absent int, message, suggestion string) {
-		if err == nil {
-			err = spend(c.budget, costIssue+pathCost(p))
-		}
-		*out = append(*out, newSchemaIssue(Issue{Path: p, Message: message, Suggestion: suggestion}, args, idx, rank, absent))
-	}
-	add := func(p []*jsonv.Value, rank int, message, suggestion string) { addAt(p, rank, 0, message, suggestion) }
-	// remembered builds the suggestion of keyword at the error's schema
-	// once.
-	remembered := func(keyword string, build func() string) string {
-		key := suggestionOf{ve.SchemaURL, keyword}
-		s, ok := c.suggestions[key]
-		if !ok {
-			s = build()
-			c.suggestions[key] = s
-		}
-		return s
-	}
+	// addAt and remembered are methods, not closures: closures over this
+	// call's state were allocated on every call of collect in the module.
 	switch k := ve.ErrorKind.(type) {
 	case *kind.RefCycle:
 		return errSchemaLoop
@@ -654,25 +640,25 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 		if hasRefCycle(ve) {
 			return errSchemaLoop
 		}
-		add(path, 20, "Does not match any of the allowed shapes.", "")
+		c.addAt(out, path, 20, 0, "Does not match any of the allowed shapes.", "")
 	case *kind.OneOf:
 		if hasRefCycle(ve) {
 			return errSchemaLoop
 		}
 		if len(k.Subschemas) > 1 {
-			add(path, 20, "Matches more than one of the allowed shapes.", suggestOneOf)
+			c.addAt(out, path, 20, 0, "Matches more than one of the allowed shapes.", suggestOneOf)
 		} else {
-			add(path, 20, "Does not match any of the allowed shapes.", "")
+			c.addAt(out, path, 20, 0, "Does not match any of the allowed shapes.", "")
 		}
 	case *kind.Type:
 		want := strings.Join(typesInSchemaOrder(k.Want, schemaKeyword(schema, idx, ve.SchemaURL, "type")), " or ")
-		add(path, 0, "Expected "+want+", received "+k.Got+".", "")
+		c.addAt(out, path, 0, 0, "Expected "+want+", received "+k.Got+".", "")
 	case *kind.Required:
 		props := schemaProperties(ve.SchemaURL, schema, idx)
 		for _, name := range k.Missing {
 			p := append(append([]*jsonv.Value{}, path...), &jsonv.Value{Kind: jsonv.KindString, Str: name})
 			suggestion, place := missingSuggestion(props, name, idx)
-			addAt(p, 1, place, "Required property is missing.", suggestion)
+			c.addAt(out, p, 1, place, "Required property is missing.", suggestion)
 		}
 	case *kind.AdditionalProperties:
 		obj := lookupOrRoot(args, path, idx)
@@ -682,32 +668,32 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 			}
 		}
 		keys := orderedKeys(obj, k.Properties)
-		add(path, 30, "Unrecognized "+pluralWord("field", len(keys) == 1)+".", suggestUnrecognized(keys))
+		c.addAt(out, path, 30, 0, "Unrecognized "+pluralWord("field", len(keys) == 1)+".", suggestUnrecognized(keys))
 		(*out)[len(*out)-1].Keys = keys
 	case *kind.MinLength:
-		add(path, 2, countMessage("Must be at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minLength"), "character", " long."), "")
+		c.addAt(out, path, 2, 0, countMessage("Must be at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minLength"), "character", " long."), "")
 	case *kind.MaxLength:
-		add(path, 2, countMessage("Must be at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxLength"), "character", " long."), "")
+		c.addAt(out, path, 2, 0, countMessage("Must be at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxLength"), "character", " long."), "")
 	case *kind.MinItems:
-		add(path, 2, countMessage("Must contain at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minItems"), "item", "."), "")
+		c.addAt(out, path, 2, 0, countMessage("Must contain at least", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "minItems"), "item", "."), "")
 	case *kind.MaxItems:
-		add(path, 2, countMessage("Must contain at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxItems"), "item", "."), "")
+		c.addAt(out, path, 2, 0, countMessage("Must contain at most", k.Want, countText(k.Want, schema, idx, ve.SchemaURL, "maxItems"), "item", "."), "")
 	case *kind.Minimum:
-		add(path, 2, suggestBound("greater than or equal to", ratText(k.Want)), "")
+		c.addAt(out, path, 2, 0, suggestBound("greater than or equal to", ratText(k.Want)), "")
 	case *kind.ExclusiveMinimum:
-		add(path, 2, suggestBound("greater than", ratText(k.Want)), "")
+		c.addAt(out, path, 2, 0, suggestBound("greater than", ratText(k.Want)), "")
 	case *kind.Maximum:
-		add(path, 2, suggestBound("less than or equal to", ratText(k.Want)), "")
+		c.addAt(out, path, 2, 0, suggestBound("less than or equal to", ratText(k.Want)), "")
 	case *kind.ExclusiveMaximum:
-		add(path, 2, suggestBound("less than", ratText(k.Want)), "")
+		c.addAt(out, path, 2, 0, suggestBound("less than", ratText(k.Want)), "")
 	case *kind.MultipleOf:
-		add(path, 2, suggestBound("a multiple of", ratText(k.Want)), "")
+		c.addAt(out, path, 2, 0, suggestBound("a multiple of", ratText(k.Want)), "")
 	case *kind.Pattern:
-		add(path, 3, "Does not match the pattern "+k.Want+".", "")
+		c.addAt(out, path, 3, 0, "Does not match the pattern "+k.Want+".", "")
 	case *kind.Format:
-		add(path, 3, "Is not a valid "+k.Want+".", suggestAnyFormat(k.Want))
+		c.addAt(out, path, 3, 0, "Is not a valid "+k.Want+".", suggestAnyFormat(k.Want))
 	case *kind.Enum:
-		add(path, 4, "Is not one of the allowed values.", remembered("enum", func() string {
+		c.addAt(out, path, 4, 0, "Is not one of the allowed values.", c.remembered(ve, "enum", func() string {
 			values := make([]*jsonv.Value, 0, len(k.Want))
 			for _, w := range k.Want {
 				values = append(values, fromAny(w))
@@ -715,7 +701,7 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 			return suggestOptions(values)
 		}))
 	case *kind.Const:
-		add(path, 4, "Is not the required value.", remembered("const", func() string {
+		c.addAt(out, path, 4, 0, "Is not the required value.", c.remembered(ve, "const", func() string {
 			want := fromAny(k.Want)
 			if v := schemaKeyword(schema, idx, ve.SchemaURL, "const"); v != nil && string(jsonv.AppendValue(nil, fromAny(toAny(v)))) == string(jsonv.AppendValue(nil, want)) {
 				want = v // the schema's own key order
@@ -723,13 +709,32 @@ func (c *collector) collect(ve *jsonschema.ValidationError, out *[]schemaIssue) 
 			return suggestExactly(want)
 		}))
 	case *kind.UniqueItems:
-		add(path, 5, "Items "+strconv.Itoa(k.Duplicates[0])+" and "+strconv.Itoa(k.Duplicates[1])+" are equal.", suggestUnique)
+		c.addAt(out, path, 5, 0, "Items "+strconv.Itoa(k.Duplicates[0])+" and "+strconv.Itoa(k.Duplicates[1])+" are equal.", suggestUnique)
 	case *kind.FalseSchema:
-		add(path, 6, "No value is allowed here.", "")
+		c.addAt(out, path, 6, 0, "No value is allowed here.", "")
 	default:
-		add(path, 10, upperFirst(ve.ErrorKind.LocalizedString(printer))+".", "")
+		c.addAt(out, path, 10, 0, upperFirst(ve.ErrorKind.LocalizedString(printer))+".", "")
 	}
-	return err
+	return c.err
+}
+
+// addAt adds the issue at p, and keeps the first budget overrun in c.err.
+func (c *collector) addAt(out *[]schemaIssue, p []*jsonv.Value, rank, absent int, message, suggestion string) {
+	if c.err == nil {
+		c.err = spend(c.budget, costIssue+pathCost(p))
+	}
+	*out = append(*out, newSchemaIssue(Issue{Path: p, Message: message, Suggestion: suggestion}, c.args, c.idx, rank, absent))
+}
+
+// remembered builds the suggestion of keyword at ve's schema once.
+func (c *collector) remembered(ve *jsonschema.ValidationError, keyword string, build func() string) string {
+	key := suggestionOf{ve.SchemaURL, keyword}
+	s, ok := c.suggestions[key]
+	if !ok {
+		s = build()
+		c.suggestions[key] = s
+	}
+	return s
 }
 
 // hasRefCycle reports a $ref loop anywhere below ve (inside the branches of
