@@ -344,27 +344,25 @@ func (c *checkCost) walk(s *jsonschema.Schema, v *jsonv.Value, parent *checkScop
 			return false
 		}
 	}
-	self := func(sub *jsonschema.Schema) bool {
-		return sub == nil || c.walk(sub, v, sc, vid, vdepth, track)
-	}
+	// at walks the subschemas that apply to v itself (self) and to its
+	// members and items (child); a value, not two closures over this
+	// call's state, which the module allocated on every walk.
+	at := walkAt{c: c, v: v, sc: sc, vid: vid, vdepth: vdepth, track: track}
 	if s.Ref != nil {
-		if !self(s.Ref) {
+		if !at.self(s.Ref) {
 			return false
 		}
 		if s.DraftVersion < 2019 {
 			return true
 		}
 	}
-	child := func(sub *jsonschema.Schema, item *jsonv.Value) bool {
-		return sub == nil || c.walk(sub, item, sc, vid+1, vdepth+1, false)
-	}
 	switch v.Kind {
 	case jsonv.KindObject:
-		if !c.object(s, v, sc, self, child) {
+		if !c.object(s, v, sc, &at) {
 			return false
 		}
 	case jsonv.KindArray:
-		if !c.array(s, v, child) {
+		if !c.array(s, v, &at) {
 			return false
 		}
 	case jsonv.KindString:
@@ -383,7 +381,7 @@ func (c *checkCost) walk(s *jsonschema.Schema, v *jsonv.Value, parent *checkScop
 		}
 	case jsonv.KindNumber:
 		k := 0
-		for _, r := range []bool{s.Minimum != nil, s.Maximum != nil, s.ExclusiveMinimum != nil, s.ExclusiveMaximum != nil, s.MultipleOf != nil, s.MultipleOf != nil} {
+		for _, r := range [...]bool{s.Minimum != nil, s.Maximum != nil, s.ExclusiveMinimum != nil, s.ExclusiveMaximum != nil, s.MultipleOf != nil, s.MultipleOf != nil} {
 			if r {
 				k++
 			}
@@ -395,41 +393,41 @@ func (c *checkCost) walk(s *jsonschema.Schema, v *jsonv.Value, parent *checkScop
 	if s.DraftVersion >= 2019 {
 		if s.RecursiveRef != nil {
 			target, ok := c.recursiveTarget(s.RecursiveRef, sc)
-			if !ok || !self(target) {
+			if !ok || !at.self(target) {
 				return false
 			}
 		}
 		if s.DynamicRef != nil {
 			target, ok := c.dynamicTarget(s.DynamicRef, sc)
-			if !ok || !self(target) {
+			if !ok || !at.self(target) {
 				return false
 			}
 		}
 	}
-	if !self(s.Not) {
+	if !at.self(s.Not) {
 		return false
 	}
-	for _, group := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+	for _, group := range [...][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
 		for _, sub := range group {
-			if !self(sub) {
+			if !at.self(sub) {
 				return false
 			}
 		}
 	}
-	if !self(s.If) || !self(s.Then) || !self(s.Else) {
+	if !at.self(s.If) || !at.self(s.Then) || !at.self(s.Else) {
 		return false
 	}
 	if s.DraftVersion >= 2019 {
 		if s.UnevaluatedProperties != nil && v.Kind == jsonv.KindObject {
 			for _, m := range v.Members {
-				if !child(s.UnevaluatedProperties, m.Value) {
+				if !at.child(s.UnevaluatedProperties, m.Value) {
 					return false
 				}
 			}
 		}
 		if s.UnevaluatedItems != nil && v.Kind == jsonv.KindArray {
 			for _, item := range v.Arr {
-				if !child(s.UnevaluatedItems, item) {
+				if !at.child(s.UnevaluatedItems, item) {
 					return false
 				}
 			}
@@ -438,8 +436,27 @@ func (c *checkCost) walk(s *jsonschema.Schema, v *jsonv.Value, parent *checkScop
 	return true
 }
 
+// walkAt is where a walk stands: the value v of scope sc.
+type walkAt struct {
+	c           *checkCost
+	v           *jsonv.Value
+	sc          *checkScope
+	vid, vdepth int
+	track       bool
+}
+
+// self walks sub applied to the value itself.
+func (w *walkAt) self(sub *jsonschema.Schema) bool {
+	return sub == nil || w.c.walk(sub, w.v, w.sc, w.vid, w.vdepth, w.track)
+}
+
+// child walks sub applied to item, a member or item of the value.
+func (w *walkAt) child(sub *jsonschema.Schema, item *jsonv.Value) bool {
+	return sub == nil || w.c.walk(sub, item, w.sc, w.vid+1, w.vdepth+1, false)
+}
+
 // object counts validator.objValidate.
-func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope, self func(*jsonschema.Schema) bool, child func(*jsonschema.Schema, *jsonv.Value) bool) bool {
+func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope, at *walkAt) bool {
 	if len(s.Required) > 0 {
 		if !c.spend(stepName*len(s.Required), "required", s) {
 			return false
@@ -478,7 +495,7 @@ func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope,
 					return false
 				}
 			case *jsonschema.Schema:
-				if !self(dep) {
+				if !at.self(dep) {
 					return false
 				}
 			}
@@ -486,7 +503,7 @@ func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope,
 		evaluated := false
 		if sub, ok := s.Properties[m.Key]; ok {
 			evaluated = true
-			if !child(sub, m.Value) {
+			if !at.child(sub, m.Value) {
 				return false
 			}
 		}
@@ -496,13 +513,13 @@ func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope,
 			}
 			if p.re.MatchString(m.Key) {
 				evaluated = true
-				if !child(p.sch, m.Value) {
+				if !at.child(p.sch, m.Value) {
 					return false
 				}
 			}
 		}
 		if !evaluated {
-			if sub, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && !child(sub, m.Value) {
+			if sub, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && !at.child(sub, m.Value) {
 				return false
 			}
 		}
@@ -514,7 +531,7 @@ func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope,
 			}
 		}
 		if s.DraftVersion > 6 {
-			if sub, ok := s.DependentSchemas[m.Key]; ok && !self(sub) {
+			if sub, ok := s.DependentSchemas[m.Key]; ok && !at.self(sub) {
 				return false
 			}
 			if names, ok := s.DependentRequired[m.Key]; ok && !c.spend(stepName*len(names), "dependentRequired", s) {
@@ -526,7 +543,7 @@ func (c *checkCost) object(s *jsonschema.Schema, v *jsonv.Value, sc *checkScope,
 }
 
 // array counts validator.arrValidate.
-func (c *checkCost) array(s *jsonschema.Schema, v *jsonv.Value, child func(*jsonschema.Schema, *jsonv.Value) bool) bool {
+func (c *checkCost) array(s *jsonschema.Schema, v *jsonv.Value, at *walkAt) bool {
 	n := len(v.Arr)
 	if s.UniqueItems && n > 1 {
 		// Up to 20 items compared pairwise, more hashed (object keys
@@ -541,7 +558,7 @@ func (c *checkCost) array(s *jsonschema.Schema, v *jsonv.Value, child func(*json
 	}
 	items := func(sub *jsonschema.Schema, from int) bool {
 		for _, item := range v.Arr[min(from, n):] {
-			if !child(sub, item) {
+			if !at.child(sub, item) {
 				return false
 			}
 		}
@@ -557,7 +574,7 @@ func (c *checkCost) array(s *jsonschema.Schema, v *jsonv.Value, child func(*json
 			evaluated = n
 		case []*jsonschema.Schema:
 			for i := 0; i < len(it) && i < n; i++ {
-				if !child(it[i], v.Arr[i]) {
+				if !at.child(it[i], v.Arr[i]) {
 					return false
 				}
 			}
@@ -568,7 +585,7 @@ func (c *checkCost) array(s *jsonschema.Schema, v *jsonv.Value, child func(*json
 		}
 	} else {
 		for i := 0; i < len(s.PrefixItems) && i < n; i++ {
-			if !child(s.PrefixItems[i], v.Arr[i]) {
+			if !at.child(s.PrefixItems[i], v.Arr[i]) {
 				return false
 			}
 		}
