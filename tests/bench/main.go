@@ -373,7 +373,7 @@ func goals(results []result, colds []coldStart, parallel map[string]float64) str
 	}
 	// Each binding against the Go host's wazero engine on the same
 	// requests: its slowest export.
-	for _, e := range []string{"node", "node-extism", "python", "rust", "java", "java-default"} {
+	for _, e := range []string{"node", "node-extism", "python", "python-extism", "rust", "java", "java-default"} {
 		worst, at := math.NaN(), ""
 		for _, op := range ops {
 			if r := ns(e, op) / ns("go-wazero", op); !math.IsNaN(r) && !(r <= worst) {
@@ -388,7 +388,7 @@ func goals(results []result, colds []coldStart, parallel map[string]float64) str
 		r := ns("go-extism", op) / ns("go-wazero", op)
 		row("go-wazero at least 5x faster than go-extism: "+op, fmt.Sprintf("%.1fx", r), r >= 5)
 	}
-	for _, e := range []string{"node", "node-extism", "python", "rust"} {
+	for _, e := range []string{"node", "node-extism", "python", "python-extism", "rust"} {
 		r := ns(e, "tool_error") / ns("go-native", "tool_error")
 		if !math.IsNaN(r) {
 			row(e+" at most 10x go-native: tool_error", fmt.Sprintf("%.1fx", r), r <= 10)

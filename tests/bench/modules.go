@@ -208,11 +208,12 @@ const firstRounds = 3
 // coldWork is what a start with an empty cache does that a warm one does
 // not, by host.
 var coldWork = map[string]string{
-	"go-wazero": "wazero's interpreter takes the module (a fraction of the module table's \"wazero compile, no cache\") and answers while the optimizing compiler turns it into machine code in the background and writes the cache; a warm start maps that back",
-	"go-extism": "the same, through the Extism Go SDK on wazero",
-	"node":      "none: V8 has no cache here; every start compiles the module with its baseline compiler (Liftoff), quick, and optimizes hot functions later in the background",
-	"python":    "Extism's runtime (Wasmtime) compiles the module with Cranelift and writes wasmtime's cache; a warm start loads it",
-	"rust":      "Wasmtime compiles the module with Cranelift on every core and the binding writes its own cache entry; a warm start deserializes it",
+	"go-wazero":     "wazero's interpreter takes the module (a fraction of the module table's \"wazero compile, no cache\") and answers while the optimizing compiler turns it into machine code in the background and writes the cache; a warm start maps that back",
+	"go-extism":     "the same, through the Extism Go SDK on wazero",
+	"node":          "none: V8 has no cache here; every start compiles the module with its baseline compiler (Liftoff), quick, and optimizes hot functions later in the background",
+	"python":        "Wasmtime's baseline compiler (Winch) takes the module in a fraction of Cranelift's time and answers while Cranelift compiles it in a background thread and the binding writes its own cache entry (the exit waits for it); a warm start deserializes it",
+	"python-extism": "Extism's runtime (Wasmtime) compiles the module with Cranelift and writes wasmtime's cache; a warm start loads it",
+	"rust":          "Wasmtime compiles the module with Cranelift on every core and the binding writes its own cache entry; a warm start deserializes it",
 }
 
 // firstResults starts every host's batch command in pairs with one
@@ -241,6 +242,7 @@ func firstResults(toolError []byte) ([]firstResult, error) {
 		{"go-extism", []string{toolerr, "batch", "--engine", "extism"}},
 		{"node", []string{"node", "bindings/node/bin/batch.mjs"}},
 		{"python", []string{".venv/bin/python", "-m", "toolerr.batch"}},
+		{"python-extism", []string{".venv/bin/python", "-m", "toolerr.batch", "--engine", "extism"}},
 	}
 	if rustBatch != "" {
 		hosts = append(hosts, batchHost{"rust", []string{rustBatch}})

@@ -12,17 +12,25 @@ stdout gets one JSON line per measurement and nothing else; tests/bench
 
 Progress and diagnostics go to stderr.
 
-Per op: a warm-up in chunks of about 50 ms until the time per call settles
-and at least WARMUP_SECONDS have passed, which also calibrates the call
-count; then about TOOLERR_BENCH_SECONDS (default 1.5) of calls in BATCHES
-timed batches; ns_per_call is the median batch's time per call (the machine
-is shared: a median batch is steadier than the overall mean, which goes to
-stderr too). Requests go through the raw ``Toolerr.call`` as one compact
-JSON text per op (key order kept), the same text for every engine.
-tool_error_api is the idiomatic ``toolerr.tool_error(...)`` on the same
-module. cold_start is ``Toolerr()`` (read the packaged module, sha256 check,
-compile, describe and ABI check, export probe) to the first tool_error
-result, the median of TOOLERR_BENCH_COLD (default 5) fresh loads.
+Each op runs on the default raw engine ("python": the process-wide module,
+once its Cranelift code serves, which a first start compiles in the
+background) and on the extism engine ("python-extism", a Toolerr of its
+own). Per op: a warm-up in chunks of about 50 ms until the time per call
+settles and at least WARMUP_SECONDS have passed, which also calibrates the
+call count; then about TOOLERR_BENCH_SECONDS (default 1.5) of calls in
+BATCHES timed batches; ns_per_call is the median batch's time per call (the
+machine is shared: a median batch is steadier than the overall mean, which
+goes to stderr too). Requests go through the raw ``Toolerr.call`` as one
+compact JSON text per op (key order kept), the same text for every engine.
+tool_error_api is the idiomatic ``toolerr.tool_error(...)`` on the
+process-wide module. cold_start is ``Toolerr(engine=...)`` (read the packaged
+module, sha256 check, compile or take the compiled module, describe and ABI
+check, export probe) to the first tool_error result, the median of
+TOOLERR_BENCH_COLD (default 5) fresh loads in this process: the raw engine
+takes the module the process compiled already (another process
+deserializes it from the binding's cache, which "First result of a fresh
+process" in BENCHMARKS.md measures), Extism compiles it again from
+wasmtime's cache.
 """
 
 from __future__ import annotations
@@ -75,7 +83,7 @@ def timed(n: int, once) -> float:
     return (time.perf_counter_ns() - start) / n
 
 
-def measure(name: str, once) -> float:
+def measure(name: str, once, engine: str = "python") -> float:
     t0 = time.perf_counter()
     previous = timed(20, once)
     while True:
@@ -91,15 +99,15 @@ def measure(name: str, once) -> float:
     batches = [timed(per_batch, once) for _ in range(BATCHES)]
     ns = statistics.median(batches)
     log(
-        f"bench python {name}: warm-up {warmup:.2f} s, {BATCHES}x{per_batch} calls, "
+        f"bench {engine} {name}: warm-up {warmup:.2f} s, {BATCHES}x{per_batch} calls, "
         f"median {ns / 1e3:.1f} µs, mean {statistics.fmean(batches) / 1e3:.1f} µs, "
         f"batches {' '.join(f'{b / 1e3:.1f}' for b in batches)} µs"
     )
     return ns
 
 
-def per_call(op: str, ns: float) -> None:
-    out({"engine": "python", "op": op, "ns_per_call": round(ns, 1), "calls_per_sec": round(1e9 / ns)})
+def per_call(op: str, ns: float, engine: str = "python") -> None:
+    out({"engine": engine, "op": op, "ns_per_call": round(ns, 1), "calls_per_sec": round(1e9 / ns)})
 
 
 def main() -> None:
@@ -109,13 +117,19 @@ def main() -> None:
     # One compact JSON text per op, keys in the file's order.
     texts = {op: json.dumps(requests[op], ensure_ascii=False, separators=(",", ":")) for op in OPS}
 
-    module = toolerr.default()  # the module the module-level API uses
-    for op in OPS:
-        text = texts[op]
-        response = json.loads(module.call(op, text))  # a bad request raises here
-        log(f"bench python {op}: request {len(text.encode())} bytes, response keys {','.join(response)}")
-        call = module.call
-        per_call(op, measure(op, lambda: call(op, text)))
+    module = toolerr.default()  # the module the module-level API uses: the raw engine
+    if not module.wait_compiled(120):
+        raise SystemExit("bench: the raw engine's Cranelift compile did not end")
+    extism = toolerr.Toolerr(engine="extism")
+    for engine, plugin in (("python", module), ("python-extism", extism)):
+        log(f"bench {engine}: engine {plugin.engine}, compiler {plugin.compiler}")
+        for op in OPS:
+            text = texts[op]
+            response = json.loads(plugin.call(op, text))  # a bad request raises here
+            log(f"bench {engine} {op}: request {len(text.encode())} bytes, response keys {','.join(response)}")
+            call = plugin.call
+            per_call(op, measure(op, lambda: call(op, text), engine), engine)
+    extism.close()
 
     req = requests["tool_error"]
     kwargs = {
@@ -130,17 +144,18 @@ def main() -> None:
     tool_error = toolerr.tool_error
     per_call("tool_error_api", measure("tool_error_api", lambda: tool_error(req["code"], req["message"], **kwargs)))
 
-    ms = []
-    for _ in range(COLD_LOADS):
-        gc.collect()
-        start = time.perf_counter_ns()
-        fresh = toolerr.Toolerr()
-        fresh.call("tool_error", texts["tool_error"])
-        ms.append((time.perf_counter_ns() - start) / 1e6)
-        fresh.close()
-        del fresh
-    log(f"bench python cold_start: {' '.join(f'{x:.1f}' for x in ms)} ms")
-    out({"engine": "python", "op": "cold_start", "ms": round(statistics.median(ms), 1)})
+    for engine, name in (("raw", "python"), ("extism", "python-extism")):
+        ms = []
+        for _ in range(COLD_LOADS):
+            gc.collect()
+            start = time.perf_counter_ns()
+            fresh = toolerr.Toolerr(engine=engine)
+            fresh.call("tool_error", texts["tool_error"])
+            ms.append((time.perf_counter_ns() - start) / 1e6)
+            fresh.close()
+            del fresh
+        log(f"bench {name} cold_start: {' '.join(f'{x:.1f}' for x in ms)} ms")
+        out({"engine": name, "op": "cold_start", "ms": round(statistics.median(ms), 1)})
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """``python -m toolerr.batch``: every vector through the batch protocol, and
-its behaviour on bad lines. stdout carries protocol lines only."""
+its behaviour on bad lines, on both engines (``--engine extism`` for the
+extism one). stdout carries protocol lines only."""
 
 from __future__ import annotations
 
@@ -8,20 +9,27 @@ import os
 import subprocess
 import sys
 
+import pytest
+from engines import ENGINES
 from vectors import compact_input, load_cases
 
 CASES = load_cases()
 
 
-def run_batch(lines: list[bytes], **env: str) -> list[bytes]:
+def batch_command(engine: str) -> list[str]:
+    return [sys.executable, "-m", "toolerr.batch"] + ([] if engine == "raw" else ["--engine", engine])
+
+
+def run_batch(lines: list[bytes], engine: str = "raw", **env: str) -> list[bytes]:
     out = subprocess.run(
-        [sys.executable, "-m", "toolerr.batch"],
+        batch_command(engine),
         input=b"".join(line + b"\n" for line in lines),
         capture_output=True,
         timeout=300,
         env={**os.environ, **env},
         check=True,
     )
+    assert out.stderr == b""
     return out.stdout.splitlines()
 
 
@@ -29,7 +37,8 @@ def batch_line(export: str, input_json: bytes) -> bytes:
     return b'{"op":' + json.dumps(export).encode() + b',"input":' + input_json + b"}"
 
 
-def test_every_vector_through_the_batch() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_vector_through_the_batch(engine: str) -> None:
     lines = []
     for case in CASES:
         if isinstance(case.input, str) and type(case.input) is str:
@@ -39,7 +48,7 @@ def test_every_vector_through_the_batch() -> None:
             # Any other input travels as the file writes it (escapes kept).
             encoded = compact_input(case.input).encode("utf-8", "backslashreplace")
         lines.append(batch_line(case.export, encoded))
-    answers = run_batch(lines)
+    answers = run_batch(lines, engine)
     assert len(answers) == len(CASES)
     failures = []
     for case, answer in zip(CASES, answers):
@@ -60,7 +69,8 @@ def test_every_vector_through_the_batch() -> None:
     assert not failures, "\n".join(failures)
 
 
-def test_bad_lines_get_error_lines_and_the_batch_goes_on() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_bad_lines_get_error_lines_and_the_batch_goes_on(engine: str) -> None:
     lines = [
         b"not json",
         b'{"input":{}}',
@@ -73,7 +83,7 @@ def test_bad_lines_get_error_lines_and_the_batch_goes_on() -> None:
         b'{"input":{"text":"a\\ud800b","context":"content"},"op":"escape"}',
         b'{"op":"escape","input":{"text":"\xff","context":"content"}}',
     ]
-    answers = [json.loads(a) for a in run_batch(lines, EXTISM_ENABLE_WASI_OUTPUT="1")]
+    answers = [json.loads(a) for a in run_batch(lines, engine, EXTISM_ENABLE_WASI_OUTPUT="1")]
     assert len(answers) == 9
     assert answers[0]["error"]["code"] == "INVALID_REQUEST"
     assert answers[0]["error"]["message"] == 'batch: line 1 is not a JSON object {"op","input"}'
@@ -87,19 +97,28 @@ def test_bad_lines_get_error_lines_and_the_batch_goes_on() -> None:
     assert answers[8] == {"text": "\ufffd"}
 
 
-def test_stdout_carries_only_protocol_lines() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_stdout_carries_only_protocol_lines(engine: str) -> None:
     # With the Extism debug switch set, the batch still writes nothing but
     # one JSON line per request.
     out = subprocess.run(
-        [sys.executable, "-m", "toolerr.batch"],
+        batch_command(engine),
         input=b'{"op":"describe","input":{}}\n{"op":"describe","input":[]}\n',
         capture_output=True,
         timeout=300,
         env={**os.environ, "EXTISM_ENABLE_WASI_OUTPUT": "1"},
         check=True,
     )
+    assert out.stderr == b""
     lines = out.stdout.split(b"\n")
     assert lines[-1] == b""
     assert len(lines) == 3
     assert json.loads(lines[0])["exports"]
     assert json.loads(lines[1])["error"]["code"] == "INVALID_REQUEST"
+
+
+def test_an_unknown_engine_is_a_usage_error() -> None:
+    out = subprocess.run([sys.executable, "-m", "toolerr.batch", "--engine", "wasm"], input=b"", capture_output=True,
+                         timeout=300)
+    assert (out.returncode, out.stdout) == (2, b"")
+    assert out.stderr == b"usage: python -m toolerr.batch [--engine raw|extism]\n"

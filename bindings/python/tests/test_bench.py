@@ -20,16 +20,15 @@ def test_bench_prints_one_json_line_per_op_and_only_those() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith("\n")
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["op"] for r in rows] == [
-        "tool_error",
-        "format_validation",
-        "parse",
-        "validate",
-        "tool_error_api",
-        "cold_start",
+    ops = ["tool_error", "format_validation", "parse", "validate"]
+    assert [(r["engine"], r["op"]) for r in rows] == [
+        *[("python", op) for op in ops],
+        *[("python-extism", op) for op in ops],
+        ("python", "tool_error_api"),
+        ("python", "cold_start"),
+        ("python-extism", "cold_start"),
     ]
     for r in rows:
-        assert r["engine"] == "python"
         if r["op"] == "cold_start":
             assert list(r) == ["engine", "op", "ms"]
             assert r["ms"] > 0
@@ -37,3 +36,7 @@ def test_bench_prints_one_json_line_per_op_and_only_those() -> None:
             assert list(r) == ["engine", "op", "ns_per_call", "calls_per_sec"]
             assert r["ns_per_call"] > 0
             assert isinstance(r["calls_per_sec"], int) and r["calls_per_sec"] > 0
+    # The python rows are the raw engine's Cranelift code (the process-wide module's, once its
+    # background compile, if any, has ended), python-extism's the extism engine's.
+    assert "bench python: engine raw, compiler cranelift" in done.stderr
+    assert "bench python-extism: engine extism, compiler cranelift" in done.stderr

@@ -1,7 +1,8 @@
 """The hostile ABI requests of tests/hostile/corpus.json, sent as raw request bytes through ``call``.
 
 Each one gets the corpus's outcome (a typed refusal, or an answer) within its bound, and the very
-next valid call on the same module still answers exactly.
+next valid call on the same module still answers exactly, on every way the binding runs the module
+(engines.VARIANTS).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import toolerr
+from engines import VARIANTS, open_module
 
 CORPUS: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parents[3] / "tests" / "hostile" / "corpus.json").read_text(encoding="utf-8")
@@ -71,12 +74,13 @@ def problem(case: dict[str, Any], out: str | None, error: BaseException | None) 
     return None
 
 
-def test_hostile_requests_get_the_corpus_outcome_in_bound_and_the_module_keeps_serving() -> None:
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_hostile_requests_get_the_corpus_outcome_in_bound_and_the_module_keeps_serving(variant: str) -> None:
     # One instance: the next call runs where the hostile one did. The per-call timeout is the
     # corpus's longest bound: a loaded machine then gives a late answer, which each case's bound
     # judges, rather than a TIMEOUT.
     longest = max([CORPUS["maxSeconds"]] + [case.get("maxSeconds", 0) for case in CORPUS["cases"]])
-    module = toolerr.Toolerr(max_instances=1, timeout_ms=int(longest * 1000))
+    module = open_module(variant, max_instances=1, timeout_ms=int(longest * 1000))
     nxt = CORPUS["next"]
     next_request, want_next = build(nxt["request"]), build(nxt["response"]).decode("utf-8")
     failures: list[str] = []

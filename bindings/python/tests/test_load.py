@@ -91,12 +91,20 @@ def test_heal_with_a_module_of_its_own_loads_nothing_more() -> None:
     assert (out.returncode, out.stdout, out.stderr) == (0, "ok\n", "")
 
 
+#: A package whose module is not the one its digest records: every load fails (TRAP).
+BROKEN_PACKAGE = """
+    from toolerr import _engine
+    _engine.packaged_wasm = lambda: (b"not the module", "0" * 64)
+"""
+BROKEN = ("toolerr: module sha256 is faed3790eab0d46f87992bbe83009e846a83998a9e238b73158f8ead54e08032, want "
+          + "0" * 64)
+
+
 def test_a_load_that_fails_is_a_typed_error_where_the_module_is_needed() -> None:
-    """EXTISM_ENABLE_WASI_OUTPUT set: the background load fails silently;
-    a render raises TRAP naming the variable (every time); a failure heal
-    cannot render gets the SDK's own answer, and one warning on the toolerr
-    logger says why (here printed on stdout)."""
-    out = run(SERVERS + """
+    """A package whose module does not match its digest: the background load fails silently; a
+    render raises TRAP saying why (every time); a failure heal cannot render gets the SDK's own
+    answer, and one warning on the toolerr logger says why (here printed on stdout)."""
+    out = run(SERVERS + BROKEN_PACKAGE + """
     from mcp import Client
 
     class Print(logging.Handler):
@@ -114,7 +122,7 @@ def test_a_load_that_fails_is_a_typed_error_where_the_module_is_needed() -> None
             toolerr.tool_error("X", "m")
             raise AssertionError("rendered")
         except toolerr.ToolerrError as err:
-            print(err.code, err.message.split(":")[1].strip(), flush=True)
+            print(err.code, err.message, flush=True)
 
     async def call() -> None:
         async with Client(server) as client:
@@ -122,14 +130,26 @@ def test_a_load_that_fails_is_a_typed_error_where_the_module_is_needed() -> None
             print(result.is_error, result.content[0].text, flush=True)
 
     asyncio.run(call())
-    """, env={toolerr.WASI_OUTPUT_VARIABLE: "1"})
+    """)
     assert (out.returncode, out.stderr) == (0, "")  # no thread exception, no traceback
     lines = out.stdout.splitlines()
-    assert lines[:3] == ["loaded: none", *["TRAP EXTISM_ENABLE_WASI_OUTPUT is set"] * 2]
+    assert lines[:3] == ["loaded: none", *[f"TRAP {BROKEN}"] * 2]
     assert len(lines) == 5, lines
-    assert lines[3].startswith("WARNING toolerr could not render the failure of tool 'billing.lock_invoice' (TRAP: "
-                               "toolerr: EXTISM_ENABLE_WASI_OUTPUT is set")
+    assert lines[3] == ("WARNING toolerr could not render the failure of tool 'billing.lock_invoice' "
+                        f"(TRAP: {BROKEN}); the SDK answers it")
     assert lines[4] == "True Error executing tool billing.lock_invoice: Invoice inv_001 is locked"
+
+
+def test_extism_output_switch_does_not_stop_the_default_module() -> None:
+    """EXTISM_ENABLE_WASI_OUTPUT concerns the extism engine alone: with it set, heal's background
+    load of the process-wide module (the raw engine) succeeds, and renders."""
+    out = run(SERVERS + """
+    toolerr.heal(server)
+    _engine._loader.join(120)
+    assert _engine._default is not None and _engine._default.engine == "raw"
+    print(toolerr.result_text(toolerr.tool_error("X", "m")).splitlines()[0])
+    """, env={toolerr.WASI_OUTPUT_VARIABLE: "1"})
+    assert (out.returncode, out.stdout, out.stderr) == (0, '<tool_error code="X" severity="error">\n', "")
 
 
 def test_a_load_that_fails_otherwise_is_a_trap_too() -> None:
@@ -158,11 +178,9 @@ def test_a_stdio_server_that_cannot_load_the_module_stops_with_the_typed_error()
     raises the ToolerrError itself (not wrapped in a task group's exception
     group), before any line is read, and writes nothing on stdout."""
     for quickstart in QUICKSTARTS:
-        out = subprocess.run([sys.executable, str(quickstart)], capture_output=True, text=True, timeout=300,
-                             input=INITIALIZE + "\n", cwd=ROOT, env={**os.environ, toolerr.WASI_OUTPUT_VARIABLE: "1"})
+        code = textwrap.dedent(BROKEN_PACKAGE) + f"import runpy\nrunpy.run_path({str(quickstart)!r}, run_name='__main__')\n"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                             input=INITIALIZE + "\n", cwd=ROOT)
         assert out.returncode == 1 and out.stdout == "", quickstart
-        assert out.stderr.splitlines()[-1] == (
-            "toolerr._errors.ToolerrError: TRAP: toolerr: EXTISM_ENABLE_WASI_OUTPUT is set: the module's WASI output "
-            "would reach this process's stdout, which an MCP stdio server keeps for the protocol; unset it"
-        ), quickstart
+        assert out.stderr.splitlines()[-1] == f"toolerr._errors.ToolerrError: TRAP: {BROKEN}", quickstart
         assert "ExceptionGroup" not in out.stderr and "Exception in thread" not in out.stderr, quickstart

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import toolerr
+from engines import ENGINES
 from toolerr import _abi
 from toolerr._engine import packaged_wasm
 
@@ -23,8 +24,10 @@ def test_packaged_wasm_is_the_committed_artifact(root: Path) -> None:
     assert wasm == (root / "plugin" / "toolerr.wasm").read_bytes()
 
 
-def test_loaded_module_digest_and_abi() -> None:
-    module = toolerr.default()
+@pytest.mark.parametrize("engine", ENGINES)
+def test_loaded_module_digest_and_abi(engine: str) -> None:
+    module = toolerr.default() if engine == "raw" else toolerr.Toolerr(engine="extism")
+    assert module.engine == engine
     assert module.sha256 == packaged_wasm()[1]
     assert module.abi_version.split(".")[0] == "1"
     assert "tool_error" in module.exports
@@ -51,31 +54,68 @@ def test_package_is_installed_with_its_data() -> None:
     assert (package / "_abi.py").is_file()
 
 
-def test_wrong_digest_is_refused() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_wrong_digest_is_refused(engine: str) -> None:
     wasm, _ = packaged_wasm()
     with pytest.raises(toolerr.ToolerrError) as raised:
-        toolerr.Toolerr(wasm, "0" * 64)
+        toolerr.Toolerr(wasm, "0" * 64, engine=engine)  # type: ignore[arg-type]
     assert raised.value.code == "TRAP"
     assert "sha256" in raised.value.message
 
 
-def test_other_abi_major_is_refused() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_other_abi_major_is_refused(engine: str) -> None:
     class FutureModule(toolerr.Toolerr):
         def call_json(self, export: str, request: Any = None) -> Any:
             return {"abiVersion": "2.0", "exports": ["describe"], "limits": {}}
 
     with pytest.raises(toolerr.ToolerrError) as raised:
-        FutureModule()
+        FutureModule(engine=engine)  # type: ignore[arg-type]
     assert raised.value.code == "TRAP"
     assert "ABI '2.0'" in raised.value.message
 
 
-def test_wasi_output_variable_is_refused() -> None:
+def test_the_default_engine_is_raw_and_an_unknown_one_is_refused() -> None:
+    assert toolerr.Toolerr().engine == "raw"
+    with pytest.raises(ValueError, match="engine must be one of 'raw', 'extism', got 'wasm'"):
+        toolerr.Toolerr(engine="wasm")  # type: ignore[arg-type]
+
+
+WASI_OUTPUT = """
+import toolerr
+try:
+    module = toolerr.Toolerr(engine=ENGINE)
+    print("answered", module.call_json("escape", {"text": "<", "context": "content"})["text"])
+except toolerr.ToolerrError as e:
+    print(e.code, e.message)
+"""
+
+
+def test_wasi_output_variable_is_refused_by_the_extism_engine() -> None:
+    """Set, EXTISM_ENABLE_WASI_OUTPUT would make the Extism runtime write the module's output on
+    the process's stdout: the extism engine refuses to load."""
     env = dict(os.environ, EXTISM_ENABLE_WASI_OUTPUT="1")
-    code = "import toolerr\ntry:\n    toolerr.describe()\nexcept toolerr.ToolerrError as e:\n    print(e.code, e.message)\n"
+    code = WASI_OUTPUT.replace("ENGINE", "'extism'")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("TRAP toolerr: EXTISM_ENABLE_WASI_OUTPUT is set")
+
+
+def test_the_raw_engine_discards_the_modules_output_whatever_the_variable_says() -> None:
+    """The raw engine's WASI output is always discarded: with EXTISM_ENABLE_WASI_OUTPUT set, it
+    loads and answers, and the panic message the module's runtime writes when it runs out of memory
+    (on the process's stdout if it were given one) reaches neither stdout nor stderr."""
+    env = dict(os.environ, EXTISM_ENABLE_WASI_OUTPUT="1")
+    code = WASI_OUTPUT.replace("ENGINE", "'raw'") + """
+start = module.call_json("describe", {"memory": True})["memoryPages"]
+small = toolerr.Toolerr(memory_max_pages=start + 16)
+try:
+    small.call("parse", {"text": "<tool_error code='X'><message>m</message>" + "<detail key='v' k2='<detail key=' " * 120_000})
+except toolerr.ToolerrError as e:
+    print(e.code, e.message.split(":")[1].strip())
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "answered &lt;\nTRAP the module trapped\n", "")
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,13 @@
-"""Concurrent calls: a pool of instances, every result checked."""
+"""Concurrent calls: a pool of instances, every result checked, on every way the binding runs the
+module (engines.VARIANTS)."""
 
 from __future__ import annotations
 
 import threading
 
+import pytest
 import toolerr
+from engines import VARIANTS, open_module
 
 THREADS = 8
 CALLS = 1000
@@ -39,8 +42,9 @@ def test_eight_threads_a_thousand_calls_each() -> None:
     assert 1 <= toolerr.default().live_instances <= THREADS
 
 
-def test_a_small_pool_serves_more_threads_than_instances() -> None:
-    module = toolerr.Toolerr(max_instances=2)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_small_pool_serves_more_threads_than_instances(variant: str) -> None:
+    module = open_module(variant, max_instances=2)
     results: list[str] = []
     lock = threading.Lock()
 

@@ -2,7 +2,8 @@
 
 Every envelope is rendered, and every envelope parsed, by ``toolerr.wasm``,
 the same bytes the Go, Node and Rust hosts load; this package builds
-requests, calls the module through Extism, and wraps the responses as the
+requests, calls the module (on wasmtime-py through its raw path, or through
+Extism with ``Toolerr(engine="extism")``), and wraps the responses as the
 ``mcp`` package's ``CallToolResult``.
 
 ``heal(server)`` makes an ``mcp`` ``MCPServer`` or a FastMCP 4 server answer

@@ -2,7 +2,10 @@
 
 Nothing here knows the contract: requests go in as JSON text, responses come
 back as the JSON text the module wrote. The idiomatic API (``_api.py``) builds
-on :meth:`Toolerr.call`.
+on :meth:`Toolerr.call`. :class:`Toolerr` checks the module, applies the host
+policy and keeps the pool of instances; an engine runs them: ``_wasmtime.py``
+(``raw``, the default) or ``_extism.py`` (``extism``), each imported when a
+Toolerr first asks for it.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any, Union
+from typing import Any, Literal, Union
 
-#: The Extism runtime builds an error value on every call, and with
+#: The Extism runtime (the extism engine's) builds an error value on every call, and with
 #: RUST_BACKTRACE=1 in the environment each one captures a backtrace, which
 #: made every call about twice as slow (17 µs against 40 µs for a small
 #: call). RUST_LIB_BACKTRACE governs library backtraces alone, panics keep
@@ -25,9 +28,6 @@ from typing import Any, Union
 #: here, before the first call. A value the process already set is kept.
 LIB_BACKTRACE_VARIABLE = "RUST_LIB_BACKTRACE"
 os.environ.setdefault(LIB_BACKTRACE_VARIABLE, "0")
-
-import extism  # type: ignore[import-untyped]  # noqa: E402 (after the variable above)
-from extism.extism import CompiledPlugin  # type: ignore[import-untyped]  # noqa: E402 (compiled once, instantiated per concurrent call)
 
 # The names and numbers of the ABI, the defaults of its host policy (abi/ABI.md, "Host policy")
 # included, come from _abi.py, generated from abi/abi.json: every toolerr host (Go, Node, Python,
@@ -41,7 +41,7 @@ from ._abi import (
     POLICY_MEMORY_MAX_PAGES,
     POLICY_RETIRE_MEMORY_PAGES,
 )
-from ._errors import ToolerrError
+from ._errors import Broken, ToolerrError
 
 #: Set, it makes the Extism runtime write plugin stdout/stderr to the
 #: process's own, which in a stdio MCP server carries the protocol.
@@ -122,7 +122,10 @@ def encode_request(export: str, request: Request) -> bytes:
     if isinstance(request, (bytes, bytearray, memoryview)):
         return bytes(request)
     if isinstance(request, str):
-        return _LONE_SURROGATE.sub("\ufffd", request).encode("utf-8")
+        try:
+            return request.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate
+            return _LONE_SURROGATE.sub("\ufffd", request).encode("utf-8")
     value = _jsonable(export, request)
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -231,42 +234,37 @@ def _field(path: str) -> str:
 
 
 
-class _Instance:
-    """One plugin instance: it runs one call at a time."""
-
-    def __init__(self, compiled: CompiledPlugin) -> None:
-        self.plugin = extism.Plugin(compiled)
-
-    def close(self) -> None:
-        self.plugin.__del__()
-
-    def memory_pages(self) -> int:
-        """The module's linear memory, in 64 KiB pages, as the module tells
-        (the Extism runtime exposes only its kernel's); more than any cap when
-        the instance cannot tell, so that it is not kept."""
-        try:
-            out = json.loads(self.plugin.call("describe", b'{"memory":true}'))
-            return int(out["memoryPages"])
-        except Exception:  # noqa: BLE001 - an instance that cannot answer is not trusted
-            return 1 << 16
+#: The engines a Toolerr runs the module on: ``raw`` (the default), the
+#: module's raw path on wasmtime-py; ``extism``, its Extism exports through
+#: the Extism runtime.
+Engine = Literal["raw", "extism"]
+ENGINES: tuple[Engine, ...] = ("raw", "extism")
 
 
 class Toolerr:
     """The toolerr module, loaded and checked, ready to call.
 
-    A Toolerr is safe for concurrent use: it keeps a pool of plugin
-    instances, one per concurrent call (the Extism runtime refuses re-entrant
-    calls on one instance), at most ``max_instances`` alive at once; further
-    calls wait. Each instance's memory is capped at ``memory_max_pages`` and
-    each call at ``timeout_ms`` (the host policy of abi/ABI.md). An instance
-    that traps or times out is dropped, and so is one whose memory grew past
+    ``engine`` is what runs it: ``"raw"`` (the default), the module's raw
+    path on wasmtime-py, compiled once per machine into the binding's cache
+    (``$XDG_CACHE_HOME/toolerr``; a first start answers from Wasmtime's
+    baseline compiler, Winch, while the optimizing one, Cranelift, fills the
+    cache in a background thread); or ``"extism"``, the module's Extism
+    exports through the Extism runtime. Both give the same bytes.
+
+    A Toolerr is safe for concurrent use: it keeps a pool of instances, one
+    per concurrent call, at most ``max_instances`` alive at once; further
+    calls wait. Each instance's memory is capped at ``memory_max_pages`` (the
+    module's own memory maximum) and each call at ``timeout_ms`` (0: no
+    bound), the host policy of abi/ABI.md. An instance that traps or times
+    out is dropped, and so is one whose memory grew past
     ``POLICY_RETIRE_MEMORY_PAGES`` (asked after a call whose request or
     response is over ``MEMORY_CHECK_BYTES``).
 
-    Loading refuses bytes whose sha256 differs from the recorded digest, a
-    module whose ABI major is not 1, and a process where
-    ``EXTISM_ENABLE_WASI_OUTPUT`` is set (the module's WASI output would then
-    reach this process's stdout).
+    Loading refuses bytes whose sha256 differs from the recorded digest and
+    a module whose ABI major is not 1; the extism engine also refuses a
+    process where ``EXTISM_ENABLE_WASI_OUTPUT`` is set (the module's WASI
+    output would then reach this process's stdout; the raw engine always
+    discards it).
     """
 
     def __init__(
@@ -274,10 +272,13 @@ class Toolerr:
         wasm: bytes | None = None,
         sha256: str | None = None,
         *,
+        engine: Engine = "raw",
         max_instances: int | None = None,
         memory_max_pages: int = POLICY_MEMORY_MAX_PAGES,
         timeout_ms: int = POLICY_CALL_TIMEOUT_MS,
     ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"toolerr: engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
         if wasm is None:
             wasm, recorded = packaged_wasm()
             sha256 = sha256 or recorded
@@ -286,24 +287,20 @@ class Toolerr:
         got = hashlib.sha256(wasm).hexdigest()
         if got != str(sha256).lower():
             raise ToolerrError("TRAP", f"toolerr: module sha256 is {got}, want {sha256}")
-        _refuse_wasi_output()
         self.sha256 = got
-        # The cap is the module's own memory maximum, not the manifest's memory.max_pages:
-        # Extism's limit counts its kernel's memory too, and traps at the first growth that
-        # would cross it where the module's maximum refuses the growth (the module then grows
-        # by less, as on every other host).
-        manifest = {
-            "wasm": [{"data": with_memory_max(wasm, memory_max_pages)}],
-            "timeout_ms": timeout_ms,
-        }
-        try:
-            self._compiled = CompiledPlugin(manifest, wasi=True, functions=[])
-        except extism.Error as exc:
-            raise ToolerrError("TRAP", f"toolerr: the module could not be compiled: {exc}") from exc
+        self.engine: Engine = engine
+        # The cap is the module's own memory maximum on both engines: a growth
+        # past it is refused, and the module then traps out of memory.
+        capped = with_memory_max(wasm, memory_max_pages)
+        self._runtime: Any = _open_runtime(engine, capped, timeout_ms)
         self._max = max_instances if max_instances and max_instances > 0 else (os.cpu_count() or 1)
-        self._cond = threading.Condition()
-        self._idle: list[_Instance] = []
+        # The pool's lock, taken as itself (a Condition's with-statement is
+        # Python code: ten times the cost, on every call).
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._idle: list[Any] = []
         self._live = 0
+        self._waiting = 0  # calls waiting for an instance
         self._closed = False
         # Until describe has answered, only describe may be called.
         self.exports: tuple[str, ...] = ("describe",)
@@ -317,12 +314,9 @@ class Toolerr:
                 f"toolerr: module ABI {version!r} is not supported by this binding (ABI major {ABI_MAJOR})",
             )
         self.abi_version = version
-        # An export describe lists but the module lacks (an inconsistent
-        # build) is treated as unknown rather than trapping at call time.
         probe = self._acquire()
         try:
-            listed = self.description.get("exports", ())
-            self.exports = tuple(e for e in listed if probe.plugin.function_exists(e))
+            self.exports = self._runtime.exports(probe, self.description.get("exports", ()))
         finally:
             self._release(probe)
         limits = self.description.get("limits") or {}
@@ -348,18 +342,15 @@ class Toolerr:
             )
         instance = self._acquire()
         try:
-            out: bytes = instance.plugin.call(export, body)
-        except extism.Error as exc:
-            error = _module_error(str(exc))
-            if error is not None:
-                self._settle(instance, len(body))
-                raise error from None
+            out: bytes = instance.call(export, body)
+        except ToolerrError as error:
+            # The module refused the request: the instance stays in service.
+            self._settle(instance, len(body))
+            raise error from None
+        except Broken as broken:
             # A trap or a timeout: the instance's state is undefined.
             self._discard(instance)
-            text = str(exc)
-            if "timeout" in text.lower():
-                raise ToolerrError("TIMEOUT", f"{export}: the call ran out of time") from None
-            raise ToolerrError("TRAP", f"{export}: the module trapped: {text}") from None
+            raise broken.error from None
         except BaseException:
             self._discard(instance)
             raise
@@ -371,9 +362,24 @@ class Toolerr:
         the module's key order)."""
         return json.loads(self.call(export, request))
 
+    @property
+    def compiler(self) -> str:
+        """Whose machine code new instances run: ``"cranelift"`` (Wasmtime's
+        optimizing compiler; the extism engine's too), or ``"winch"``
+        (Wasmtime's baseline compiler) while a first start's Cranelift
+        compile runs in the background."""
+        return str(self._runtime.compiler)
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Wait, at most timeout seconds (None: as long as it takes), until
+        no background compile is left to run; return whether new instances
+        run Cranelift's code (False when the wait timed out, or when
+        Cranelift failed and Winch serves on)."""
+        return bool(self._runtime.wait_compiled(timeout))
+
     def close(self) -> None:
         """Drop the idle instances; calls still running finish first."""
-        with self._cond:
+        with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
             self._live -= len(idle)
@@ -389,33 +395,47 @@ class Toolerr:
 
     @property
     def live_instances(self) -> int:
-        """How many plugin instances exist now, idle or busy."""
-        with self._cond:
+        """How many instances exist now, idle or busy."""
+        with self._lock:
             return self._live
 
-    def _acquire(self) -> _Instance:
-        with self._cond:
+    def _acquire(self) -> Any:
+        stale: list[Any] = []
+        with self._lock:
             while True:
                 if self._closed:
                     raise ToolerrError("TRAP", "toolerr: the module was closed")
                 if self._idle:
-                    return self._idle.pop()
+                    instance = self._idle.pop()
+                    retired = self._runtime.retired
+                    if not retired(instance):
+                        return instance
+                    # New code serves (a first start's Cranelift build): every idle instance
+                    # of the old is dropped, and a new one takes this one's slot.
+                    stale = [instance] + [i for i in self._idle if retired(i)]
+                    self._idle = [i for i in self._idle if not retired(i)]
+                    self._live -= len(stale) - 1
+                    break
                 if self._live < self._max:
                     self._live += 1
                     break
-                self._cond.wait()
+                self._waiting += 1
+                try:
+                    self._cond.wait()
+                finally:
+                    self._waiting -= 1
+        for instance in stale:
+            instance.close()
         try:
-            _refuse_wasi_output()
-            return _Instance(self._compiled)
-        except BaseException as exc:
-            with self._cond:
+            return self._runtime.new_instance()
+        except BaseException:
+            with self._lock:
                 self._live -= 1
-                self._cond.notify()
-            if isinstance(exc, extism.Error):
-                raise ToolerrError("TRAP", f"toolerr: new instance: {exc}") from None
+                if self._waiting:
+                    self._cond.notify()
             raise
 
-    def _settle(self, instance: _Instance, size: int) -> None:
+    def _settle(self, instance: Any, size: int) -> None:
         """Return a healthy instance to the pool, or retire it when the call
         (whose larger of request and response is size bytes) grew its memory
         past POLICY_RETIRE_MEMORY_PAGES."""
@@ -424,34 +444,37 @@ class Toolerr:
         else:
             self._release(instance)
 
-    def _release(self, instance: _Instance) -> None:
-        with self._cond:
-            if not self._closed:
-                self._idle.append(instance)
-                self._cond.notify()
-                return
+    def _release(self, instance: Any) -> None:
+        if not self._runtime.retired(instance):
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(instance)
+                    if self._waiting:
+                        self._cond.notify()
+                    return
         self._discard(instance)
 
-    def _discard(self, instance: _Instance) -> None:
+    def _discard(self, instance: Any) -> None:
         instance.close()
-        with self._cond:
+        with self._lock:
             self._live -= 1
-            self._cond.notify()
+            if self._waiting:
+                self._cond.notify()
 
 
-def _module_error(text: str) -> ToolerrError | None:
-    """The module's error object ``{"code","message"}``, or None when the
-    failure did not come from the module."""
-    try:
-        obj = json.loads(text)
-    except ValueError:
-        return None
-    if isinstance(obj, dict) and isinstance(obj.get("code"), str) and isinstance(obj.get("message"), str):
-        return ToolerrError(obj["code"], obj["message"], raw=text)
-    return None
+def _open_runtime(engine: Engine, wasm: bytes, timeout_ms: int) -> Any:
+    """The engine's runtime for wasm (its packages imported on first use)."""
+    if engine == "extism":
+        from . import _extism
+
+        return _extism.Runtime(wasm, timeout_ms)
+    from . import _wasmtime
+
+    return _wasmtime.Runtime(wasm, timeout_ms)
 
 
-def _refuse_wasi_output() -> None:
+def refuse_wasi_output() -> None:
+    """The extism engine's check: EXTISM_ENABLE_WASI_OUTPUT must be unset."""
     if WASI_OUTPUT_VARIABLE in os.environ:
         raise ToolerrError(
             "TRAP",
@@ -471,10 +494,10 @@ def default() -> Toolerr:
     """The process-wide module, loaded from the package on first use (a call
     made while :func:`load_in_background` is loading it waits for that load).
 
-    A module that cannot be loaded raises :class:`ToolerrError` (``TRAP``,
-    saying why: a digest that does not match, ``EXTISM_ENABLE_WASI_OUTPUT``
-    set, a module that does not compile, a package file missing), every
-    time it is asked for: nothing is kept of a failed load."""
+    It runs on the default engine, ``raw``. A module that cannot be loaded
+    raises :class:`ToolerrError` (``TRAP``, saying why: a digest that does
+    not match, a module that does not compile, a package file missing),
+    every time it is asked for: nothing is kept of a failed load."""
     global _default
     if _default is None:
         with _default_lock:
@@ -495,13 +518,13 @@ def load_in_background(then: Callable[[Toolerr], object] | None = None) -> None:
     thread, unless it is loaded or loading already, and return at once;
     ``then`` runs on the module once it is loaded, in that thread.
 
-    Compiling the module takes a second or two when the Extism runtime's
-    compilation cache (wasmtime's, ``$XDG_CACHE_HOME/wasmtime``) does not
-    hold it yet, and under 100 ms when it does; started when a server is
-    set up, the load runs while the server starts instead of during its
-    first failed call. A load that fails says nothing here (nor does
-    ``then``): the first call that needs the module loads it again, and
-    raises the failure as :class:`ToolerrError`."""
+    Loading compiles the module with Winch when the binding's compilation
+    cache does not hold it yet (Cranelift's build then fills the cache in
+    the background), and deserializes Cranelift's build when it does;
+    started when a server is set up, the load runs while the server starts
+    instead of during its first failed call. A load that fails says nothing
+    here (nor does ``then``): the first call that needs the module loads it
+    again, and raises the failure as :class:`ToolerrError`."""
     global _loader
     if _default is not None:
         return

@@ -26,3 +26,12 @@ class ToolerrError(Exception):
         if self._raw is not None:
             return self._raw
         return json.dumps({"code": self.code, "message": self.message}, ensure_ascii=False, separators=(",", ":"))
+
+
+class Broken(Exception):
+    """Internal: a call that left its instance in an undefined state (a
+    trap, a timeout). The instance is dropped, and the caller gets error."""
+
+    def __init__(self, error: ToolerrError) -> None:
+        super().__init__(error.message)
+        self.error = error

@@ -9,6 +9,9 @@ gets no answer; any other line must be one JSON object, whose last ``op``
 and last ``input`` count. A string ``input`` is a raw request (its text is
 sent as it is); any other ``input`` is sent as the very bytes the line
 holds; a missing ``input`` sends ``{}``. Nothing else is written to stdout.
+
+``--engine extism`` runs the calls on the extism engine instead of the
+default raw one (:class:`toolerr.Toolerr`'s ``engine``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import re
 import sys
 from typing import BinaryIO, Iterator
 
-from ._engine import WASI_OUTPUT_VARIABLE, Toolerr
+from ._engine import ENGINES, WASI_OUTPUT_VARIABLE, Toolerr
 from ._errors import ToolerrError
 
 #: The longest line read whole: a request at the module's limit written as a JSON string (each
@@ -229,11 +232,18 @@ def run(module: Toolerr, stdin: BinaryIO, stdout: BinaryIO) -> None:
         stdout.flush()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    engine = "raw"
+    if args[:1] == ["--engine"] and len(args) == 2 and args[1] in ENGINES:
+        engine = args[1]
+    elif args:
+        print(f"usage: python -m toolerr.batch [--engine {'|'.join(ENGINES)}]", file=sys.stderr)
+        return 2
     # stdout carries only protocol lines: the module's WASI output stays discarded.
     os.environ.pop(WASI_OUTPUT_VARIABLE, None)
     try:
-        module = Toolerr()
+        module = Toolerr(engine=engine)  # type: ignore[arg-type]
     except ToolerrError as exc:
         print(f"toolerr.batch: {exc}", file=sys.stderr)
         return 1
