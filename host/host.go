@@ -566,7 +566,13 @@ type clockDeadline struct {
 	at time.Time
 }
 
-func (c *clockDeadline) Deadline() (time.Time, bool) { return c.at, true }
+// Deadline is the earlier of its own and its parent's.
+func (c *clockDeadline) Deadline() (time.Time, bool) {
+	if parent, ok := c.Context.Deadline(); ok && parent.Before(c.at) {
+		return parent, true
+	}
+	return c.at, true
+}
 
 // signal wakes a call waiting for an instance, if any; a waiter that
 // finds nothing waits again, and one woken for nothing looks once more.
