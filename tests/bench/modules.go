@@ -213,7 +213,7 @@ var coldWork = map[string]string{
 	"node":          "none: V8 has no cache here; every start compiles the module with its baseline compiler (Liftoff), quick, and optimizes hot functions later in the background",
 	"python":        "Wasmtime's baseline compiler (Winch) takes the module in a fraction of Cranelift's time and answers while Cranelift compiles it in a background thread and the binding writes its own cache entry (the exit waits for it); a warm start deserializes it",
 	"python-extism": "Extism's runtime (Wasmtime) compiles the module with Cranelift and writes wasmtime's cache; a warm start loads it",
-	"rust":          "Wasmtime compiles the module with Cranelift on every core and the binding writes its own cache entry; a warm start deserializes it",
+	"rust":          "wasmi, an interpreter, takes the module in a few milliseconds (lazily) and answers while Cranelift compiles it in a background thread on all cores but one and the binding writes its own cache entry (the exit waits for it); a warm start deserializes it",
 }
 
 // firstResults starts every host's batch command in pairs with one

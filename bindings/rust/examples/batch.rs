@@ -14,11 +14,17 @@
 //! ```sh
 //! echo '{"op":"simple_error","input":{"message":"m"}}' | cargo run --example batch
 //! ```
+//!
+//! `--tiers interpreter` runs every call on the interpreter a first start
+//! answers from (`Tiers::Interpreter`; the conformance engine
+//! `rust-interpreter`), `--tiers compiled` on Wasmtime's compiled code only;
+//! by default a start on an empty cache answers from the interpreter while
+//! the module compiles, and the exit waits for that compile.
 
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
-use toolerr::{Error, ErrorCode, Host};
+use toolerr::{Error, ErrorCode, Host, Options, Tiers};
 
 /// The longest line read whole: a request at the module's limit written as a
 /// JSON string (each byte escaped at worst doubles), plus room for the op.
@@ -26,7 +32,22 @@ const MAX_LINE: usize = 2 * 4_194_304 + (1 << 20);
 const NOT_OBJECT: &str = "is not a JSON object {\"op\",\"input\"}";
 
 fn main() -> ExitCode {
-    let host = match Host::new() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let tiers = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => Tiers::Auto,
+        ["--tiers", "auto"] => Tiers::Auto,
+        ["--tiers", "compiled"] => Tiers::Compiled,
+        ["--tiers", "interpreter"] => Tiers::Interpreter,
+        _ => {
+            eprintln!("usage: batch [--tiers auto|compiled|interpreter]");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options {
+        tiers,
+        ..Options::default()
+    };
+    let host = match Host::with_options(options) {
         Ok(host) => host,
         Err(e) => {
             eprintln!("batch: {e}");

@@ -28,13 +28,17 @@
 //! `TOOLERR_BENCH_COLD` (default 5) fresh hosts in this process.
 //!
 //! The dev profile is enough: the workspace builds every dependency
-//! (Wasmtime, Cranelift) at opt-level 2 even there, and the module's
+//! (Wasmtime, Cranelift, wasmi) at opt-level 2 even there, and the module's
 //! own code is compiled by Cranelift at run time whatever the profile.
+//!
+//! `TOOLERR_BENCH_TIER=interpreter` measures the interpreter tier instead
+//! (`Tiers::Interpreter`: the wasmi instances a first start answers from
+//! while the module compiles), as the engine `rust-interpreter`.
 
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use toolerr::Host;
+use toolerr::{Host, Options, Tiers};
 
 const OPS: [&str; 4] = ["tool_error", "format_validation", "parse", "validate"];
 const BATCHES: usize = 5;
@@ -73,7 +77,7 @@ fn timed(n: usize, once: &mut dyn FnMut()) -> f64 {
 
 /// A warm-up that calibrates the call count, then BATCHES timed batches of
 /// about `seconds` in all; the median batch's nanoseconds per call.
-fn measure(name: &str, seconds: f64, once: &mut dyn FnMut()) -> f64 {
+fn measure(engine: &str, name: &str, seconds: f64, once: &mut dyn FnMut()) -> f64 {
     let warmup = (seconds / 3.0).min(0.5);
     let t0 = Instant::now();
     let mut previous = timed(20, once);
@@ -93,7 +97,7 @@ fn measure(name: &str, seconds: f64, once: &mut dyn FnMut()) -> f64 {
     let ns = median(&batches);
     let mean = batches.iter().sum::<f64>() / BATCHES as f64;
     eprintln!(
-        "bench rust {name}: warm-up {warmed:.2} s, {BATCHES}x{per_batch} calls, median {:.1} µs, \
+        "bench {engine} {name}: warm-up {warmed:.2} s, {BATCHES}x{per_batch} calls, median {:.1} µs, \
          mean {:.1} µs, batches {} µs",
         ns / 1e3,
         mean / 1e3,
@@ -109,6 +113,18 @@ fn measure(name: &str, seconds: f64, once: &mut dyn FnMut()) -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds = positive("TOOLERR_BENCH_SECONDS", 1.5);
     let cold_loads = positive("TOOLERR_BENCH_COLD", 5.0).round().max(1.0) as usize;
+    let interpreter = std::env::var("TOOLERR_BENCH_TIER").is_ok_and(|t| t == "interpreter");
+    let (engine, tiers) = if interpreter {
+        ("rust-interpreter", Tiers::Interpreter)
+    } else {
+        ("rust", Tiers::Auto)
+    };
+    let new_host = || {
+        Host::with_options(Options {
+            tiers,
+            ..Options::default()
+        })
+    };
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/bench/requests.json");
     let requests: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
 
@@ -123,7 +139,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The first host also fills wasmtime's compilation cache, if it is on,
     // before cold starts are timed.
-    let host = Host::new()?;
+    let host = new_host()?;
+    // A first start on an empty cache answers from the interpreter: the
+    // calls below are timed on compiled code.
+    host.wait_compiled(None);
     for (op, text) in &texts {
         let response: Value = serde_json::from_str(&host.call_raw(op, text)?)?; // a bad request fails here
         let keys: Vec<&str> = response
@@ -131,15 +150,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|o| o.keys().map(String::as_str).collect())
             .unwrap_or_default();
         eprintln!(
-            "bench rust {op}: request {} bytes, response keys {}",
+            "bench {engine} {op}: request {} bytes, response keys {}",
             text.len(),
             keys.join(",")
         );
         let mut once = || {
             host.call_raw(op, text).expect("a call that succeeded once");
         };
-        let ns = measure(op, seconds, &mut once);
-        let line = json!({"engine": "rust", "op": op, "ns_per_call": round1(ns),
+        let ns = measure(engine, op, seconds, &mut once);
+        let line = json!({"engine": engine, "op": op, "ns_per_call": round1(ns),
                           "calls_per_sec": (1e9 / ns).round() as u64});
         println!("{line}");
     }
@@ -149,13 +168,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ms = Vec::new();
     for _ in 0..cold_loads {
         let t0 = Instant::now();
-        let fresh = Host::new()?;
+        let fresh = new_host()?;
         fresh.call_raw("tool_error", tool_error)?;
         ms.push(t0.elapsed().as_secs_f64() * 1e3);
         drop(fresh);
     }
     eprintln!(
-        "bench rust cold_start: {} ms",
+        "bench {engine} cold_start: {} ms",
         ms.iter()
             .map(|x| format!("{x:.1}"))
             .collect::<Vec<_>>()
@@ -163,7 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "{}",
-        json!({"engine": "rust", "op": "cold_start", "ms": round1(median(&ms))})
+        json!({"engine": engine, "op": "cold_start", "ms": round1(median(&ms))})
     );
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! the host writes the export's name and the request there, `toolerr_call`
 //! runs the export and answers where the response lies in linear memory. One
 //! copy each way and no Extism kernel between the host and the module, as in
-//! the Go host's wazero engine and the Java binding.
+//! the Go host's wazero engine and the Java binding. This is the compiled
+//! tier; `interp.rs` is the interpreter that answers while it compiles, and
+//! `tiers.rs` chooses between them.
 //!
 //! The module's imports: the WASI functions TinyGo's runtime links, given
 //! here the little they need (no arguments, no files, a clock, random bytes,
@@ -33,8 +35,125 @@ const TICK: Duration = Duration::from_millis(10);
 /// call timeout (the host policy's `callTimeoutMs`, 10 s).
 const INIT_TICKS: u64 = abi::POLICY_CALL_TIMEOUT_MS / TICK.as_millis() as u64 + 1;
 
+/// The least bound on an instance's `_initialize`: the default call timeout.
+pub(crate) const INIT_TIMEOUT: Duration = Duration::from_millis(abi::POLICY_CALL_TIMEOUT_MS);
+
+/// The epoch deadline, in ticks, of a call bounded by `bound`: the ticks it
+/// spans, rounded up, and one more (the epoch may advance just after the
+/// call starts).
+fn ticks_for(bound: Duration) -> u64 {
+    bound.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1
+}
+
 /// The WASI errno for "bad file descriptor": there are no files.
-const EBADF: i32 = 8;
+pub(crate) const EBADF: i32 = 8;
+
+/// The WASI functions the module imports that are defined one by one, on
+/// both tiers; every other WASI function is about files, and answers EBADF.
+pub(crate) const WASI_DEFINED: [&str; 6] = [
+    "fd_write",
+    "clock_time_get",
+    "random_get",
+    "args_sizes_get",
+    "args_get",
+    "proc_exit",
+];
+
+/// The WASI import module's name.
+pub(crate) const WASI: &str = "wasi_snapshot_preview1";
+
+/// Wasmtime, set up for one module and one call bound: its engine and where
+/// the compilation cache keeps the module's code. It compiles (or loads from
+/// the cache) the [`Compiled`] module that instances are made from.
+pub(crate) struct Compiler {
+    engine: Engine,
+    /// Epoch ticks a call may run; `None` for no bound.
+    deadline: Option<u64>,
+    /// The cache entry of this module and configuration; `None` where there
+    /// is no cache folder.
+    entry: Option<PathBuf>,
+}
+
+impl Compiler {
+    /// A new engine for `wasm` whose calls are bounded by `timeout`.
+    pub(crate) fn new(wasm: &[u8], timeout: Option<Duration>) -> Result<Compiler> {
+        let mut config = Config::new();
+        config.epoch_interruption(timeout.is_some());
+        let engine = Engine::new(&config)
+            .map_err(|e| Error::trap(format!("toolerr: the wasm engine: {e:#}")))?;
+        let deadline = timeout.map(|t| {
+            ticker().watch(&engine);
+            ticks_for(t)
+        });
+        let entry = cache_path(&engine, wasm);
+        Ok(Compiler {
+            engine,
+            deadline,
+            entry,
+        })
+    }
+
+    /// Whether a compile writes a cache entry.
+    pub(crate) fn caches(&self) -> bool {
+        self.entry.is_some()
+    }
+
+    /// The compiled module from the compilation cache, when it holds a sound
+    /// entry for it (see [`cache_path`]); `None` otherwise.
+    pub(crate) fn cached(&self) -> Option<Compiled> {
+        let path = self.entry.as_ref()?;
+        let entry = std::fs::read(path).ok().filter(|e| e.len() > 64)?;
+        let (code, digest) = entry.split_at(entry.len() - 64);
+        if sha256_hex(code).as_bytes() != digest {
+            return None;
+        }
+        // SAFETY: the bytes are what `precompile_module` wrote for an engine
+        // with this compatibility hash (the name says so, and their digest
+        // is checked above); wasmtime refuses, safely, bytes of another
+        // version or configuration.
+        let module = unsafe { Module::deserialize(&self.engine, code) }.ok()?;
+        self.ready(&module).ok()
+    }
+
+    /// Compiles `wasm` now (with Cranelift, on the threads of the rayon pool
+    /// it runs in) and writes the cache entry; a cache that cannot be
+    /// written only costs the next start a compile.
+    pub(crate) fn compile(&self, wasm: &[u8]) -> Result<Compiled> {
+        let code = self
+            .engine
+            .precompile_module(wasm)
+            .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))?;
+        if let Some(path) = &self.entry {
+            let _ = store_entry(path, &code);
+        }
+        // SAFETY: `code` was produced by `precompile_module` on this engine.
+        let module = unsafe { Module::deserialize(&self.engine, &code) }
+            .map_err(|e| Error::trap(format!("toolerr: loading the compiled module: {e:#}")))?;
+        self.ready(&module)
+    }
+
+    /// The compiled module from the cache, or compiled now.
+    pub(crate) fn load(&self, wasm: &[u8]) -> Result<Compiled> {
+        match self.cached() {
+            Some(compiled) => Ok(compiled),
+            None => self.compile(wasm),
+        }
+    }
+
+    fn ready(&self, module: &Module) -> Result<Compiled> {
+        let mut linker: Linker<()> = Linker::new(&self.engine);
+        define_imports(&mut linker, module)
+            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
+        let pre = linker
+            .instantiate_pre(module)
+            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
+        Ok(Compiled {
+            pre,
+            engine: self.engine.clone(),
+            deadline: self.deadline,
+        })
+    }
+}
 
 /// The module compiled for one engine, ready to instantiate.
 pub(crate) struct Compiled {
@@ -54,36 +173,16 @@ pub(crate) enum Outcome {
     TooLarge,
     /// The call ran past its deadline.
     Timeout,
+    /// An interpreted call stopped because compiled code can now be had:
+    /// the request is to be run again on a compiled instance (calls are pure
+    /// functions of their requests), within what is left of its time, up to
+    /// its deadline (`None`: no bound).
+    Handoff(Option<Instant>),
     /// The module trapped; the message says how.
     Trap(String),
 }
 
 impl Compiled {
-    /// Compiles `wasm` (or loads it from the compilation cache) for a new
-    /// engine whose calls are bounded by `timeout`.
-    pub(crate) fn new(wasm: &[u8], timeout: Option<Duration>) -> Result<Compiled> {
-        let mut config = Config::new();
-        config.epoch_interruption(timeout.is_some());
-        let engine = Engine::new(&config)
-            .map_err(|e| Error::trap(format!("toolerr: the wasm engine: {e:#}")))?;
-        let module = load(&engine, wasm)?;
-        let mut linker: Linker<()> = Linker::new(&engine);
-        define_imports(&mut linker, &module)
-            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
-        let pre = linker
-            .instantiate_pre(&module)
-            .map_err(|e| Error::trap(format!("toolerr: the module's imports: {e:#}")))?;
-        let deadline = timeout.map(|t| {
-            ticker().watch(&engine);
-            t.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1
-        });
-        Ok(Compiled {
-            pre,
-            engine,
-            deadline,
-        })
-    }
-
     /// A new instance, initialized.
     pub(crate) fn instantiate(&self) -> Result<Instance> {
         let bad = |e: wasmtime::Error| Error::trap(format!("toolerr: new instance: {e:#}"));
@@ -138,9 +237,16 @@ pub(crate) struct Instance {
 }
 
 impl Instance {
-    /// Runs `export` on `request`. After a timeout or a trap the instance is
-    /// in an undefined state and must be dropped.
-    pub(crate) fn call(&mut self, export: &str, request: &[u8]) -> Outcome {
+    /// Runs `export` on `request`, bounded by the engine's call timeout, or
+    /// by `within` instead where given (what is left of a call handed off by
+    /// the interpreter). After a timeout or a trap the instance is in an
+    /// undefined state and must be dropped.
+    pub(crate) fn call(
+        &mut self,
+        export: &str,
+        request: &[u8],
+        within: Option<Duration>,
+    ) -> Outcome {
         let trap = |e: wasmtime::Error| match e.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => Outcome::Timeout,
             _ => Outcome::Trap(format!("{e:#}")),
@@ -150,7 +256,11 @@ impl Instance {
         else {
             return Outcome::TooLarge;
         };
-        let _running = self.deadline.map(|ticks| {
+        let ticks = match (self.deadline, within) {
+            (Some(_), Some(within)) => Some(ticks_for(within)),
+            (deadline, _) => deadline,
+        };
+        let _running = ticks.map(|ticks| {
             self.store.set_epoch_deadline(ticks);
             ticker().running()
         });
@@ -203,7 +313,6 @@ impl Instance {
 /// The module's imports: WASI as far as TinyGo's runtime needs it, and
 /// `extism:host/env` (which only the Extism path calls) as traps.
 fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<()> {
-    const WASI: &str = "wasi_snapshot_preview1";
     fn memory(caller: &mut Caller<'_, ()>) -> wasmtime::Result<Memory> {
         match caller.get_export("memory") {
             Some(Extern::Memory(m)) => Ok(m),
@@ -222,12 +331,8 @@ fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<
          written: i32|
          -> wasmtime::Result<i32> {
             let memory = memory(&mut caller)?;
-            let mut total = 0u32;
-            for i in 0..count.max(0) as usize {
-                let mut len = [0u8; 4];
-                memory.read(&caller, iovs as u32 as usize + 8 * i + 4, &mut len)?;
-                total = total.wrapping_add(u32::from_le_bytes(len));
-            }
+            let total = iovs_total(memory.data(&caller), iovs, count)
+                .ok_or_else(|| wasmtime::Error::msg("fd_write: iovecs out of bounds"))?;
             memory.write(&mut caller, written as u32 as usize, &total.to_le_bytes())?;
             Ok(0i32)
         },
@@ -236,14 +341,7 @@ fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<
         WASI,
         "clock_time_get",
         |mut caller: Caller<'_, ()>, id: i32, _precision: i64, out: i32| -> wasmtime::Result<i32> {
-            static START: OnceLock<Instant> = OnceLock::new();
-            let nanos = if id == 0 {
-                SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos() as u64)
-            } else {
-                START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-            };
+            let nanos = clock_nanos(id);
             memory(&mut caller)?.write(&mut caller, out as u32 as usize, &nanos.to_le_bytes())?;
             Ok(0i32)
         },
@@ -273,16 +371,8 @@ fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<
         Err(wasmtime::Error::msg(format!("the module exited ({code})")))
     })?;
     // Every other WASI function is about files, and there are none.
-    const DEFINED: [&str; 6] = [
-        "fd_write",
-        "clock_time_get",
-        "random_get",
-        "args_sizes_get",
-        "args_get",
-        "proc_exit",
-    ];
     for import in module.imports() {
-        if import.module() != WASI || DEFINED.contains(&import.name()) {
+        if import.module() != WASI || WASI_DEFINED.contains(&import.name()) {
             continue;
         }
         if let wasmtime::ExternType::Func(ty) = import.ty() {
@@ -299,9 +389,35 @@ fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<
     linker.define_unknown_imports_as_traps(module)
 }
 
+/// The bytes `fd_write` was asked to write: the lengths of its `count`
+/// iovecs at `iovs` (each an address and a length, 4 bytes each); `None`
+/// when they lie outside `memory`. Nothing is written anywhere.
+pub(crate) fn iovs_total(memory: &[u8], iovs: i32, count: i32) -> Option<u32> {
+    let mut total = 0u32;
+    for i in 0..count.max(0) as usize {
+        let at = (iovs as u32 as usize).checked_add(8 * i + 4)?;
+        let len = memory.get(at..at.checked_add(4)?)?;
+        total = total.wrapping_add(u32::from_le_bytes(len.try_into().ok()?));
+    }
+    Some(total)
+}
+
+/// `clock_time_get`: the real time for the realtime clock (id 0), else
+/// nanoseconds of a monotonic clock.
+pub(crate) fn clock_nanos(id: i32) -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    if id == 0 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    } else {
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
 /// Bytes for `random_get`: the module's maps seed from them; nothing it
 /// answers depends on them.
-fn random_bytes(len: usize) -> Vec<u8> {
+pub(crate) fn random_bytes(len: usize) -> Vec<u8> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let state = std::collections::hash_map::RandomState::new();
     let mut out = Vec::with_capacity(len + 8);
@@ -314,43 +430,12 @@ fn random_bytes(len: usize) -> Vec<u8> {
     out
 }
 
-/// The compiled module from the compilation cache, or compiled now (and
-/// written to the cache). The cache is a folder of this crate's own
-/// (`$XDG_CACHE_HOME/toolerr/wasmtime`, else `~/.cache/toolerr/wasmtime`);
-/// an entry is named by the module's sha256 and the engine's compatibility
-/// hash, and holds the compiled code followed by its sha256, checked before
-/// the code is loaded. Any failure of the cache just compiles.
-fn load(engine: &Engine, wasm: &[u8]) -> Result<Module> {
-    let compile = || {
-        Module::new(engine, wasm)
-            .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))
-    };
-    let Some(path) = cache_path(engine, wasm) else {
-        return compile();
-    };
-    if let Ok(entry) = std::fs::read(&path)
-        && entry.len() > 64
-    {
-        let (code, digest) = entry.split_at(entry.len() - 64);
-        if sha256_hex(code).as_bytes() == digest {
-            // SAFETY: the bytes are what `precompile_module` wrote for an
-            // engine with this compatibility hash (the name says so, and
-            // their digest is checked above); wasmtime refuses, safely, bytes
-            // of another version or configuration.
-            if let Ok(module) = unsafe { Module::deserialize(engine, code) } {
-                return Ok(module);
-            }
-        }
-    }
-    let code = engine
-        .precompile_module(wasm)
-        .map_err(|e| Error::trap(format!("toolerr: compiling the module: {e:#}")))?;
-    let _ = store_entry(&path, &code);
-    // SAFETY: `code` was produced by `precompile_module` on this engine.
-    unsafe { Module::deserialize(engine, &code) }
-        .map_err(|e| Error::trap(format!("toolerr: loading the compiled module: {e:#}")))
-}
-
+/// Where the compilation cache keeps `wasm` compiled by `engine`. The cache
+/// is a folder of this crate's own (`$XDG_CACHE_HOME/toolerr/wasmtime`, else
+/// `~/.cache/toolerr/wasmtime`); an entry is named by the module's sha256 and
+/// the engine's compatibility hash, and holds the compiled code followed by
+/// its sha256, checked before the code is loaded. Any failure of the cache
+/// just compiles.
 fn cache_path(engine: &Engine, wasm: &[u8]) -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)

@@ -1,15 +1,16 @@
 //! The host: the embedded module, compiled once, and a pool of instances.
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::abi::{self, CallToolResult, Description};
-use crate::engine::{Compiled, Instance, Outcome};
+use crate::engine::Outcome;
 use crate::error::{Error, ErrorCode, Result};
+use crate::tiers::{Engines, Instance, Tier, Tiers};
 
 /// The bytes of `plugin/toolerr.wasm`, included when this crate was built.
 pub const WASM: &[u8] = include_bytes!("../wasm/toolerr.wasm");
@@ -63,6 +64,11 @@ pub struct Options {
     pub call_timeout: Option<Duration>,
     /// Replaces the embedded module: its bytes and their expected hex sha256.
     pub wasm: Option<(Vec<u8>, String)>,
+    /// Which ways of running the module the host may use (default
+    /// [`Tiers::Auto`]: Wasmtime's compiled code, from the compilation cache;
+    /// where the cache does not hold it, an interpreter answers while the
+    /// module compiles in the background).
+    pub tiers: Tiers,
 }
 
 impl Default for Options {
@@ -72,6 +78,7 @@ impl Default for Options {
             memory_max_pages: abi::POLICY_MEMORY_MAX_PAGES,
             call_timeout: Some(Duration::from_millis(abi::POLICY_CALL_TIMEOUT_MS)),
             wasm: None,
+            tiers: Tiers::Auto,
         }
     }
 }
@@ -84,6 +91,12 @@ impl Default for Options {
 ///   (Wasmtime, kept in a compilation cache under `~/.cache/toolerr`) and
 ///   pools instances, one per concurrent call, up to `Options::max_instances`;
 ///   an instance runs one call at a time.
+/// - Where the cache does not hold the module yet, the first calls run on an
+///   interpreter (wasmi) while a background thread compiles the module and
+///   writes the cache entry; then new instances are compiled ones and the
+///   interpreter's are dropped as they come back ([`Tiers`], [`Host::tier`]).
+///   Dropping the host waits for that compile ([`Host::wait_compiled`]), and
+///   so does the process's exit, for at most 30 s.
 /// - Calls take the module's raw path (`toolerr_buffer`, `toolerr_call`):
 ///   the request is copied into the module's memory and the response out of
 ///   it, once each.
@@ -97,7 +110,7 @@ impl Default for Options {
 /// - The module's stdout and stderr (TinyGo's runtime prints a panic before
 ///   it traps) are discarded: a stdio server's stdout is its protocol.
 pub struct Host {
-    compiled: Compiled,
+    engines: Engines,
     pool: Mutex<Pool>,
     freed: Condvar,
     max_instances: usize,
@@ -115,6 +128,7 @@ impl std::fmt::Debug for Host {
             .field("abi_version", &self.description.abi_version)
             .field("version", &self.description.version)
             .field("max_instances", &self.max_instances)
+            .field("tier", &self.tier())
             .finish()
     }
 }
@@ -190,7 +204,7 @@ impl Host {
         // refused inside the module (which then traps, out of memory), as on
         // every other host.
         let capped = with_memory_max(wasm, options.memory_max_pages)?;
-        let compiled = Compiled::new(&capped, options.call_timeout)?;
+        let engines = Engines::new(capped, options.call_timeout, options.tiers)?;
         let max_instances = match options.max_instances {
             0 => std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -198,7 +212,7 @@ impl Host {
             n => n,
         };
         let mut host = Host {
-            compiled,
+            engines,
             pool: Mutex::new(Pool {
                 idle: Vec::new(),
                 live: 0,
@@ -241,6 +255,30 @@ impl Host {
     /// How many instances exist now, idle or busy.
     pub fn live_instances(&self) -> usize {
         self.lock_pool().live
+    }
+
+    /// How many of the live instances run on the interpreter, idle or busy:
+    /// after a start on an empty cache, those made before the compile ended.
+    /// They are dropped as they come back to the pool, and the interpreter's
+    /// memory with the last of them.
+    pub fn interpreted_instances(&self) -> usize {
+        self.engines.interpreted()
+    }
+
+    /// How new instances run the module now: [`Tier::Compiled`], or
+    /// [`Tier::Interpreter`] while the module compiles in the background (or
+    /// for the host's life, with [`Tiers::Interpreter`] or when the compile
+    /// failed).
+    pub fn tier(&self) -> Tier {
+        self.engines.tier()
+    }
+
+    /// Waits for the background compile of a host that started on the
+    /// interpreter, for at most `timeout` (`None`: until it ends); true when
+    /// new instances run compiled code. It returns at once for a host whose
+    /// module came from the cache. Dropping a host waits the same way.
+    pub fn wait_compiled(&self, timeout: Option<Duration>) -> bool {
+        self.engines.wait_compiled(timeout)
     }
 
     /// Calls `export` with `request` written as compact JSON and returns the
@@ -287,16 +325,35 @@ impl Host {
     /// Runs one call on a pooled instance.
     fn run(&self, export: &str, request: &[u8]) -> Result<String> {
         let mut checkout = self.acquire()?;
+        let mut outcome = checkout
+            .instance
+            .as_mut()
+            .expect("a checkout holds an instance")
+            .call(export, request, None);
+        // An interpreted call that stopped because compiled code can now be
+        // had runs again on a compiled instance, within what is left of its
+        // time (its interpreted instance is dropped).
+        while let Outcome::Handoff(deadline) = outcome {
+            drop(checkout);
+            checkout = self.acquire()?;
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            outcome = checkout
+                .instance
+                .as_mut()
+                .expect("a checkout holds an instance")
+                .call(export, request, left);
+        }
         let instance = checkout
             .instance
             .as_mut()
             .expect("a checkout holds an instance");
-        let outcome = instance.call(export, request);
         // Dropping a checkout instead of releasing it retires its instance:
-        // after a trap or a timeout, and when its memory grew too far.
+        // after a trap or a timeout, when its memory grew too far, and an
+        // interpreted one once compiled ones can be had.
         let grown = |instance: &Instance, size: usize| {
-            size > Self::MEMORY_CHECK_BYTES
-                && instance.memory_pages() > u64::from(Self::RETIRE_MEMORY_PAGES)
+            self.engines.retired(instance)
+                || size > Self::MEMORY_CHECK_BYTES
+                    && instance.memory_pages() > u64::from(Self::RETIRE_MEMORY_PAGES)
         };
         match outcome {
             Outcome::Response(bytes) => {
@@ -322,13 +379,15 @@ impl Host {
                 }
             }
             Outcome::TooLarge => {
-                checkout.release();
+                if !grown(instance, 0) {
+                    checkout.release();
+                }
                 Err(Error::new(
                     ErrorCode::RequestTooLarge,
                     format!("{export}: request is {} bytes, too large", request.len()),
                 ))
             }
-            Outcome::Timeout => {
+            Outcome::Timeout | Outcome::Handoff(_) => {
                 drop(checkout);
                 Err(Error::new(
                     ErrorCode::Timeout,
@@ -353,6 +412,21 @@ impl Host {
     fn acquire(&self) -> Result<Checkout<'_>> {
         let mut pool = self.lock_pool();
         loop {
+            if self.engines.interpreted() > 0 && pool.idle.iter().any(|i| self.engines.retired(i)) {
+                // Idle interpreted instances, once compiled ones can be had:
+                // dropped (outside the lock; the interpreter's memory goes
+                // with the last of them), and their slots freed.
+                let (stale, idle): (Vec<Instance>, Vec<Instance>) = std::mem::take(&mut pool.idle)
+                    .into_iter()
+                    .partition(|i| self.engines.retired(i));
+                pool.idle = idle;
+                pool.live -= stale.len();
+                drop(pool);
+                drop(stale);
+                self.freed.notify_all();
+                pool = self.lock_pool();
+                continue;
+            }
             if let Some(instance) = pool.idle.pop() {
                 return Ok(Checkout {
                     host: self,
@@ -367,7 +441,7 @@ impl Host {
                     host: self,
                     instance: None,
                 };
-                match self.compiled.instantiate() {
+                match self.engines.instantiate() {
                     Ok(instance) => {
                         checkout.instance = Some(instance);
                         return Ok(checkout);

@@ -45,9 +45,11 @@ mod error;
 #[cfg(feature = "server")]
 mod heal;
 mod host;
+mod interp;
 mod mcp;
 #[cfg(feature = "server")]
 mod stdio;
+mod tiers;
 
 pub use abi::{
     CallToolResult, Content, Contract, ContractDiff, Delta, DetailValue, Details, Envelope,
@@ -64,6 +66,7 @@ pub use host::{
 pub use mcp::{ClientError, ClientErrorKind, HandlerError, check};
 #[cfg(feature = "server")]
 pub use stdio::{GatedStdin, GatedStdout, stdio};
+pub use tiers::{Tier, Tiers};
 
 use rmcp::model::CallToolResult as McpResult;
 

@@ -1,13 +1,15 @@
 //! The host policy of abi/ABI.md ("Host policy"): this binding's defaults are
 //! the table's. The table is the one statement of the defaults every toolerr
 //! host applies (Go, Node, Python, Rust); each host's tests read it. Here: the
-//! values, and that a host made with `Options::default()` applies them.
+//! values, and that a host made with `Options::default()` applies them, on
+//! Wasmtime's compiled code and on the interpreter (wasmi) that answers a
+//! first start's calls while the module compiles.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolerr::{ErrorCode, Host, Options};
+use toolerr::{ErrorCode, Host, Options, Tier, Tiers};
 
 /// The rows of the first table of ABI.md's "## Host policy" section, as cells.
 fn policy_table() -> Vec<Vec<String>> {
@@ -117,6 +119,15 @@ fn a_request_over_the_limit_is_refused_before_the_module() {
 
 #[test]
 fn an_instance_is_retired_by_what_its_memory_grew_to() {
+    retired_by_growth(Tiers::Compiled);
+}
+
+#[test]
+fn an_instance_is_retired_by_what_its_memory_grew_to_on_the_interpreter() {
+    retired_by_growth(Tiers::Interpreter);
+}
+
+fn retired_by_growth(tiers: Tiers) {
     // Not by the request's size: a 4 MB parse that grows memory little keeps
     // its instance, a 4 MB required_field that grows it past
     // retireMemoryPages does not.
@@ -129,7 +140,7 @@ fn an_instance_is_retired_by_what_its_memory_grew_to() {
         "{}",
         row[3]
     );
-    let host = one_instance(Options::default());
+    let host = one_instance(tiers, Options::default());
     host.call("required_field", &json!({"field": "id"}))
         .unwrap();
     assert_eq!(
@@ -158,40 +169,68 @@ fn an_instance_is_retired_by_what_its_memory_grew_to() {
 
 #[test]
 fn the_memory_cap_applies() {
+    memory_cap(Tiers::Compiled);
+}
+
+#[test]
+fn the_memory_cap_applies_on_the_interpreter() {
+    memory_cap(Tiers::Interpreter);
+}
+
+fn memory_cap(tiers: Tiers) {
     // An adversarial parse of 4 MiB answers under the default cap, and traps
     // (the instance replaced, the next call answered) under a cap that leaves
     // a new instance 1 MiB (16 pages) more than it starts with: not enough for
     // the request, let alone its parse.
     let request = adversarial_parse();
-    let host = one_instance(Options::default());
+    let host = one_instance(tiers, Options::default());
     let described: serde_json::Value =
         serde_json::from_str(&host.call("describe", &json!({"memory": true})).expect("describe"))
             .expect("describe's JSON");
     let start = described["memoryPages"].as_u64().expect("memoryPages");
     host.call("parse", &request)
         .expect("the default cap answers");
-    let small = one_instance(Options {
-        memory_max_pages: u32::try_from(start + 16).expect("pages"),
-        ..Options::default()
-    });
+    let small = one_instance(
+        tiers,
+        Options {
+            memory_max_pages: u32::try_from(start + 16).expect("pages"),
+            ..Options::default()
+        },
+    );
     let err = small
         .call("parse", &request)
         .expect_err("the capped instance answered");
     assert_eq!(err.code, ErrorCode::Trap, "{err}");
+    assert_eq!(small.live_instances(), 0, "the trapped instance is retired");
     small
         .call("required_field", &json!({"field": "id"}))
         .expect("the next call");
+    assert_eq!(small.live_instances(), 1);
 }
 
 #[test]
 fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
+    deadline(Tiers::Compiled);
+}
+
+/// wasmi has no epoch interruption: a call with a deadline runs on fuel, a
+/// slice at a time, and stops at the first slice that ends past it.
+#[test]
+fn a_call_past_its_deadline_times_out_and_its_instance_is_retired_on_the_interpreter() {
+    deadline(Tiers::Interpreter);
+}
+
+fn deadline(tiers: Tiers) {
     // The adversarial parse runs for far longer than 20 ms; a small call
     // takes well under it.
     let request = adversarial_parse();
-    let host = one_instance(Options {
-        call_timeout: Some(Duration::from_millis(20)),
-        ..Options::default()
-    });
+    let host = one_instance(
+        tiers,
+        Options {
+            call_timeout: Some(Duration::from_millis(20)),
+            ..Options::default()
+        },
+    );
     // The instance is made first: starting one (its `_initialize`) is not
     // part of the call the deadline bounds, and on a loaded machine it can
     // take longer than the bound below.
@@ -219,13 +258,30 @@ fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
 
 #[test]
 fn a_short_call_timeout_still_makes_instances() {
+    short_timeout(Tiers::Compiled);
+}
+
+#[test]
+fn a_short_call_timeout_still_makes_instances_on_the_interpreter() {
+    short_timeout(Tiers::Interpreter);
+}
+
+fn short_timeout(tiers: Tiers) {
     // Starting an instance (the module's `_initialize`) takes far longer
     // than 1 ms; it is bounded by the default timeout, and a small call
-    // then answers within 1 ms.
-    let host = one_instance(Options {
-        call_timeout: Some(Duration::from_millis(1)),
-        ..Options::default()
-    });
+    // then answers within 1 ms (on the interpreter too, on a quiet machine;
+    // a loaded one may take longer, so the call gets 5 ms there).
+    let bound = match tiers {
+        Tiers::Interpreter => 5,
+        _ => 1,
+    };
+    let host = one_instance(
+        tiers,
+        Options {
+            call_timeout: Some(Duration::from_millis(bound)),
+            ..Options::default()
+        },
+    );
     for _ in 0..3 {
         let text = host
             .call("required_field", &json!({"field": "id"}))
@@ -234,14 +290,21 @@ fn a_short_call_timeout_still_makes_instances() {
     }
 }
 
-/// A host of `options` with one instance at the most, so that what a call
-/// does to its instance shows in `live_instances`.
-fn one_instance(options: Options) -> Host {
-    Host::with_options(Options {
+/// A host of `options` on `tiers` with one instance at the most, so that
+/// what a call does to its instance shows in `live_instances`.
+fn one_instance(tiers: Tiers, options: Options) -> Host {
+    let host = Host::with_options(Options {
         max_instances: 1,
+        tiers,
         ..options
     })
-    .expect("host")
+    .expect("host");
+    let tier = match tiers {
+        Tiers::Interpreter => Tier::Interpreter,
+        _ => Tier::Compiled,
+    };
+    assert_eq!(host.tier(), tier);
+    host
 }
 
 /// A parse request of 4 MiB whose every detail opens another: slow, and

@@ -1,8 +1,9 @@
-//! Every case of tests/vectors/v1 through the binding's raw call and through
-//! the batch example, compared byte for byte with the case's output (the
-//! exact response text, tests/README.md), or with the exact error code and
-//! message. Nothing is re-encoded: the module's response text must equal the
-//! output string as the file holds it.
+//! Every case of tests/vectors/v1 through the binding's raw call (on
+//! Wasmtime's compiled code and on the interpreter a first start answers
+//! from) and through the batch example, compared byte for byte with the
+//! case's output (the exact response text, tests/README.md), or with the
+//! exact error code and message. Nothing is re-encoded: the module's response
+//! text must equal the output string as the file holds it.
 
 mod common;
 
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use common::{Case, VectorFile, compact, load_vectors};
-use toolerr::Host;
+use toolerr::{Host, Options, Tier, Tiers};
 
 fn describe(file: &VectorFile, case: &Case) -> String {
     format!(
@@ -52,7 +53,30 @@ fn check(
 
 #[test]
 fn vectors_v1_through_call_raw() {
-    let host = Host::new().expect("host");
+    let host = Host::with_options(Options {
+        tiers: Tiers::Compiled,
+        ..Options::default()
+    })
+    .expect("host");
+    assert_eq!(host.tier(), Tier::Compiled);
+    every_vector(&host, "call_raw");
+}
+
+/// The same on the interpreter tier (wasmi), which answers a first start's
+/// calls while Wasmtime compiles: the same module, so the same bytes.
+#[test]
+fn vectors_v1_on_the_interpreter() {
+    let host = Host::with_options(Options {
+        tiers: Tiers::Interpreter,
+        ..Options::default()
+    })
+    .expect("host");
+    assert_eq!(host.tier(), Tier::Interpreter);
+    every_vector(&host, "call_raw on the interpreter");
+    assert_eq!(host.interpreted_instances(), host.live_instances());
+}
+
+fn every_vector(host: &Host, how: &str) {
     let files = load_vectors();
     let mut failures = Vec::new();
     let mut count = 0;
@@ -77,7 +101,7 @@ fn vectors_v1_through_call_raw() {
         failures.len(),
         failures.join("\n")
     );
-    eprintln!("{count} vectors passed through call_raw");
+    eprintln!("{count} vectors passed through {how}");
 }
 
 /// Every export the module lists has a vector file, and every vector file
