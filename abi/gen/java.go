@@ -199,10 +199,30 @@ func javaZero(j string) string {
 	return "null"
 }
 
-// javaRecord writes the record of t; one a host sends gets of (its
-// required components) and a wither per optional component: a caller that builds it with them keeps
-// compiling when the ABI adds an optional field, which changes the
-// canonical constructor.
+// javaPlainMax is how many components a record a host sends may have and
+// still be built with its canonical constructor alone:
+// new ToolFailureRequest("boom", "billing.export", null) names every member
+// in a line, where of and two withers would say the same thing at greater
+// length, in a file repeated for every such request.
+const javaPlainMax = 3
+
+// javaFluent reports whether t's record gets of and withers: a host builds
+// it (it sends it, and no export returns it: a Delta comes from a Diff and
+// goes back as it is) and it has more than javaPlainMax components, some of
+// them optional, too many to name positionally.
+func (s *Spec) javaFluent(t *Type) bool {
+	optional := slices.ContainsFunc(t.Fields, func(f *Field) bool { return !f.Required })
+	if !s.sent(t.Name) || len(t.Fields) <= javaPlainMax || !optional {
+		return false
+	}
+	return !slices.ContainsFunc(s.Exports, func(e *Export) bool { return s.holds(e.Response, t.Name) })
+}
+
+// javaRecord writes the record of t. One javaFluent says a host builds
+// gets of (its required components) and a wither per optional component:
+// a caller that builds it with them keeps compiling when the ABI adds an
+// optional field, which changes the canonical constructor. The others are
+// built with their canonical constructor (null: absent) or read.
 func (s *Spec) javaRecord(t *Type) (output, error) {
 	name := javaName(t.Name)
 	fields := javaFields(t)
@@ -258,9 +278,10 @@ func (s *Spec) javaRecord(t *Type) (output, error) {
 	}
 	b.WriteString(header + "\n")
 
-	if !s.sent(t.Name) {
+	if !s.javaFluent(t) {
 		// A response is read, never built: the canonical constructor is
-		// the deserializer's.
+		// the deserializer's. A small request, or a type an export also
+		// returns (Delta), is built with it.
 		b.WriteString("}\n")
 		return output{filepath.ToSlash(filepath.Join(javaDir, name+".java")), b.Bytes()}, nil
 	}

@@ -255,6 +255,17 @@ func (s *Spec) requestOf(name string) *Export {
 // sent reports whether a host sends the type named name: an export's
 // request, or a type inside one.
 func (s *Spec) sent(name string) bool {
+	for _, e := range s.Exports {
+		if s.holds(e.Request, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether the type named root is the type named name or
+// holds it, at any depth.
+func (s *Spec) holds(root, name string) bool {
 	seen := map[string]bool{}
 	var walk func(t *Type) bool
 	walk = func(t *Type) bool {
@@ -272,13 +283,7 @@ func (s *Spec) sent(name string) bool {
 		}
 		return false
 	}
-	for _, e := range s.Exports {
-		clear(seen)
-		if walk(s.typ(e.Request)) {
-			return true
-		}
-	}
-	return false
+	return walk(s.typ(root))
 }
 
 // camel turns snake_case or lowerCamel into UpperCamel: tool_error is

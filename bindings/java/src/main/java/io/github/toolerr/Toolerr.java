@@ -169,17 +169,17 @@ public final class Toolerr implements AutoCloseable {
 
   /** simpleError renders a plain error; code may be null (no code attribute). */
   public CallToolResult simpleError(String message, String code) {
-    return call("simple_error", SimpleErrorRequest.of(message).withCode(code), CallToolResult.class);
+    return call("simple_error", new SimpleErrorRequest(message, code), CallToolResult.class);
   }
 
   /** requiredField renders MISSING_REQUIRED_FIELD for field. */
   public CallToolResult requiredField(String field) {
-    return call("required_field", RequiredFieldRequest.of(field), CallToolResult.class);
+    return call("required_field", new RequiredFieldRequest(field), CallToolResult.class);
   }
 
   /** internalError renders INTERNAL_ERROR, prefixed [tool/action] or [tool]; both may be null. */
   public CallToolResult internalError(String message, String tool, String action) {
-    return call("internal_error", InternalErrorRequest.of(message).withTool(tool).withAction(action), CallToolResult.class);
+    return call("internal_error", new InternalErrorRequest(message, tool, action), CallToolResult.class);
   }
 
   /** rateLimited renders RATE_LIMITED; key may be null (the global key). */
@@ -189,7 +189,7 @@ public final class Toolerr implements AutoCloseable {
 
   /** serverBusy renders SERVER_BUSY for tool. */
   public CallToolResult serverBusy(String tool, double active, double queued) {
-    return call("server_busy", ServerBusyRequest.of(tool, active, queued), CallToolResult.class);
+    return call("server_busy", new ServerBusyRequest(tool, active, queued), CallToolResult.class);
   }
 
   /**
@@ -197,12 +197,12 @@ public final class Toolerr implements AutoCloseable {
    * name called, tools the server's tools in its order (listed closest to tool first).
    */
   public CallToolResult unknownTool(String tool, List<String> tools) {
-    return call("unknown_tool", UnknownToolRequest.of(tool, tools), CallToolResult.class);
+    return call("unknown_tool", new UnknownToolRequest(tool, tools), CallToolResult.class);
   }
 
   /** escape escapes text for "content" or "attribute" the way the envelopes do. */
   public String escape(String text, String context) {
-    return call("escape", EscapeRequest.of(text, context), EscapeResponse.class).text();
+    return call("escape", new EscapeRequest(text, context), EscapeResponse.class).text();
   }
 
   // ---- the stdio gate
@@ -281,24 +281,24 @@ public final class Toolerr implements AutoCloseable {
 
   /** contractLock writes the contract lockfile of tools: a tools array, a tools/list result or a lockfile. */
   public Lockfile contractLock(Object tools) {
-    return call("contract_lock", ContractLockRequest.of(tools), Lockfile.class);
+    return call("contract_lock", new ContractLockRequest(tools), Lockfile.class);
   }
 
   /** contractDiff compares two contracts (each a tools array, a tools/list result or a lockfile). */
   public Diff contractDiff(Object before, Object after) {
-    return call("contract_diff", ContractDiffRequest.of(before, after), Diff.class);
+    return call("contract_diff", new ContractDiffRequest(before, after), Diff.class);
   }
 
   // ---- the client's side
 
   /** parse reads the first envelope in text, if any. */
   public Optional<Envelope> parse(String text) {
-    return envelope(callJson("parse", ParseRequest.of().withText(text)));
+    return envelope(callJson("parse", new ParseRequest(text, null)));
   }
 
   /** parse reads the first text block of result that holds an envelope, if any. */
   public Optional<Envelope> parse(CallToolResult result) {
-    return envelope(callJson("parse", ParseRequest.of().withResult(result)));
+    return envelope(callJson("parse", new ParseRequest(null, result)));
   }
 
   private static Optional<Envelope> envelope(Object response) {
@@ -315,7 +315,7 @@ public final class Toolerr implements AutoCloseable {
    * {@link ClientError} its envelope describes when it is.
    */
   public CallToolResult checkResult(CallToolResult result) {
-    Object response = callJson("check_result", CheckResultRequest.of(result));
+    Object response = callJson("check_result", new CheckResultRequest(result));
     Object data = response instanceof Map<?, ?> m ? m.get("clientError") : null;
     if (data == null) return result;
     throw new ClientError(Json.decode(data, ClientErrorData.class));

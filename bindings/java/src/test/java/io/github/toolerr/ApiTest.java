@@ -14,6 +14,7 @@ import io.github.toolerr.abi.Envelope;
 import io.github.toolerr.abi.FormatValidationRequest;
 import io.github.toolerr.abi.Lockfile;
 import io.github.toolerr.abi.ToolErrorEnvelope;
+import io.github.toolerr.abi.ToolFailureRequest;
 import io.github.toolerr.abi.ValidationEnvelope;
 import io.github.toolerr.internal.Json;
 import java.util.List;
@@ -108,6 +109,17 @@ class ApiTest {
                 .withArgs(Map.of("id", 5))
                 .withDialect("zod"));
     assertTrue(Toolerr.text(r).startsWith("<validation_error action=\"billing.get_invoice\">\n<field name=\"id\">"), Toolerr.text(r));
+  }
+
+  @Test
+  void aSmallRequestIsBuiltWithItsConstructor() {
+    // Up to three members: the canonical constructor alone, null for an absent member, which the
+    // codec leaves out.
+    String request = Json.write(new ToolFailureRequest("boom", "billing.export_invoices", null));
+    assertEquals("{\"message\":\"boom\",\"tool\":\"billing.export_invoices\"}", request);
+    CallToolResult r = Json.decode(Json.parse(t.call("tool_failure", request)), CallToolResult.class);
+    assertTrue(r.isError());
+    assertTrue(Toolerr.text(r).contains("<message>[billing.export_invoices] boom</message>"), Toolerr.text(r));
   }
 
   @Test

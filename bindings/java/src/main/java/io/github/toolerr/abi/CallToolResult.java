@@ -11,12 +11,4 @@ import java.util.List;
  * @param isError required
  */
 public record CallToolResult(List<Content> content, boolean isError) {
-  /**
-   * of is a CallToolResult of its required members, content, isError, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static CallToolResult of(List<Content> content, boolean isError) {
-    return new CallToolResult(content, isError);
-  }
 }

@@ -9,12 +9,4 @@ package io.github.toolerr.abi;
  *     absent
  */
 public record CheckResultRequest(CallToolResult result) {
-  /**
-   * of is a CheckResultRequest of its required members, result, the others absent. Code that builds
-   * it with of and the withers keeps compiling when the ABI adds an optional member; code that
-   * calls the canonical constructor does not.
-   */
-  public static CheckResultRequest of(CallToolResult result) {
-    return new CheckResultRequest(result);
-  }
 }

@@ -9,12 +9,4 @@ package io.github.toolerr.abi;
  * @param text required
  */
 public record Content(String type, String text) {
-  /**
-   * of is a Content of its required members, type, text, the others absent. Code that builds it
-   * with of and the withers keeps compiling when the ABI adds an optional member; code that calls
-   * the canonical constructor does not.
-   */
-  public static Content of(String type, String text) {
-    return new Content(type, text);
-  }
 }

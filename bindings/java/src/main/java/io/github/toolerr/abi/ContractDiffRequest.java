@@ -10,12 +10,4 @@ package io.github.toolerr.abi;
  * @param after required: as {@code before}
  */
 public record ContractDiffRequest(Object before, Object after) {
-  /**
-   * of is a ContractDiffRequest of its required members, before, after, the others absent. Code
-   * that builds it with of and the withers keeps compiling when the ABI adds an optional member;
-   * code that calls the canonical constructor does not.
-   */
-  public static ContractDiffRequest of(Object before, Object after) {
-    return new ContractDiffRequest(before, after);
-  }
 }

@@ -9,12 +9,4 @@ package io.github.toolerr.abi;
  *     tools/list result or a lockfile); names unique and non-empty
  */
 public record ContractLockRequest(Object tools) {
-  /**
-   * of is a ContractLockRequest of its required members, tools, the others absent. Code that builds
-   * it with of and the withers keeps compiling when the ABI adds an optional member; code that
-   * calls the canonical constructor does not.
-   */
-  public static ContractLockRequest of(Object tools) {
-    return new ContractLockRequest(tools);
-  }
 }

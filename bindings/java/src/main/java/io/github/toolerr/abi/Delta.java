@@ -19,27 +19,4 @@ public record Delta(
     String description,
     String before,
     String after) {
-  /**
-   * of is a Delta of its required members, field, severity, description, the others absent. Code
-   * that builds it with of and the withers keeps compiling when the ABI adds an optional member;
-   * code that calls the canonical constructor does not.
-   */
-  public static Delta of(String field, String severity, String description) {
-    return new Delta(null, field, severity, description, null, null);
-  }
-
-  /** withCategory is this Delta with category replaced. */
-  public Delta withCategory(String category) {
-    return new Delta(category, field, severity, description, before, after);
-  }
-
-  /** withBefore is this Delta with before replaced. */
-  public Delta withBefore(String before) {
-    return new Delta(category, field, severity, description, before, after);
-  }
-
-  /** withAfter is this Delta with after replaced. */
-  public Delta withAfter(String after) {
-    return new Delta(category, field, severity, description, before, after);
-  }
 }

@@ -9,17 +9,4 @@ package io.github.toolerr.abi;
  *     instance's linear memory now (1.4)
  */
 public record DescribeRequest(Boolean memory) {
-  /**
-   * of is a DescribeRequest with every member absent. Code that builds it with of and the withers
-   * keeps compiling when the ABI adds an optional member; code that calls the canonical constructor
-   * does not.
-   */
-  public static DescribeRequest of() {
-    return new DescribeRequest(null);
-  }
-
-  /** withMemory is this DescribeRequest with memory replaced. */
-  public DescribeRequest withMemory(Boolean memory) {
-    return new DescribeRequest(memory);
-  }
 }

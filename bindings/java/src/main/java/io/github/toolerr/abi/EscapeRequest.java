@@ -9,12 +9,4 @@ package io.github.toolerr.abi;
  * @param context required: {@code content} or {@code attribute}
  */
 public record EscapeRequest(String text, String context) {
-  /**
-   * of is a EscapeRequest of its required members, text, context, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static EscapeRequest of(String text, String context) {
-    return new EscapeRequest(text, context);
-  }
 }

@@ -10,22 +10,4 @@ package io.github.toolerr.abi;
  * @param action optional (null: absent): needs {@code tool}
  */
 public record InternalErrorRequest(String message, String tool, String action) {
-  /**
-   * of is a InternalErrorRequest of its required members, message, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static InternalErrorRequest of(String message) {
-    return new InternalErrorRequest(message, null, null);
-  }
-
-  /** withTool is this InternalErrorRequest with tool replaced. */
-  public InternalErrorRequest withTool(String tool) {
-    return new InternalErrorRequest(message, tool, action);
-  }
-
-  /** withAction is this InternalErrorRequest with action replaced. */
-  public InternalErrorRequest withAction(String action) {
-    return new InternalErrorRequest(message, tool, action);
-  }
 }

@@ -9,22 +9,4 @@ package io.github.toolerr.abi;
  * @param result one of the input members: the first text block that holds an envelope
  */
 public record ParseRequest(String text, CallToolResult result) {
-  /**
-   * of is a ParseRequest with every member absent. Code that builds it with of and the withers
-   * keeps compiling when the ABI adds an optional member; code that calls the canonical constructor
-   * does not.
-   */
-  public static ParseRequest of() {
-    return new ParseRequest(null, null);
-  }
-
-  /** withText is this ParseRequest with text replaced. */
-  public ParseRequest withText(String text) {
-    return new ParseRequest(text, result);
-  }
-
-  /** withResult is this ParseRequest with result replaced. */
-  public ParseRequest withResult(CallToolResult result) {
-    return new ParseRequest(text, result);
-  }
 }

@@ -8,12 +8,4 @@ package io.github.toolerr.abi;
  * @param field required
  */
 public record RequiredFieldRequest(String field) {
-  /**
-   * of is a RequiredFieldRequest of its required members, field, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static RequiredFieldRequest of(String field) {
-    return new RequiredFieldRequest(field);
-  }
 }

@@ -10,12 +10,4 @@ package io.github.toolerr.abi;
  * @param queued required: finite
  */
 public record ServerBusyRequest(String tool, Double active, Double queued) {
-  /**
-   * of is a ServerBusyRequest of its required members, tool, active, queued, the others absent.
-   * Code that builds it with of and the withers keeps compiling when the ABI adds an optional
-   * member; code that calls the canonical constructor does not.
-   */
-  public static ServerBusyRequest of(String tool, Double active, Double queued) {
-    return new ServerBusyRequest(tool, active, queued);
-  }
 }

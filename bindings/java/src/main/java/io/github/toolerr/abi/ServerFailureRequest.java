@@ -15,22 +15,4 @@ package io.github.toolerr.abi;
  *     number, {@code message} a string or absent; {@code data} is not read
  */
 public record ServerFailureRequest(String tool, Object result, Object error) {
-  /**
-   * of is a ServerFailureRequest of its required members, tool, the others absent. Code that builds
-   * it with of and the withers keeps compiling when the ABI adds an optional member; code that
-   * calls the canonical constructor does not.
-   */
-  public static ServerFailureRequest of(String tool) {
-    return new ServerFailureRequest(tool, null, null);
-  }
-
-  /** withResult is this ServerFailureRequest with result replaced. */
-  public ServerFailureRequest withResult(Object result) {
-    return new ServerFailureRequest(tool, result, error);
-  }
-
-  /** withError is this ServerFailureRequest with error replaced. */
-  public ServerFailureRequest withError(Object error) {
-    return new ServerFailureRequest(tool, result, error);
-  }
 }

@@ -11,17 +11,4 @@ package io.github.toolerr.abi;
  *     attribute
  */
 public record SimpleErrorRequest(String message, String code) {
-  /**
-   * of is a SimpleErrorRequest of its required members, message, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static SimpleErrorRequest of(String message) {
-    return new SimpleErrorRequest(message, null);
-  }
-
-  /** withCode is this SimpleErrorRequest with code replaced. */
-  public SimpleErrorRequest withCode(String code) {
-    return new SimpleErrorRequest(message, code);
-  }
 }

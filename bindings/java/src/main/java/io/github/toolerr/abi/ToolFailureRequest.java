@@ -10,22 +10,4 @@ package io.github.toolerr.abi;
  * @param action optional (null: absent): needs {@code tool}
  */
 public record ToolFailureRequest(String message, String tool, String action) {
-  /**
-   * of is a ToolFailureRequest of its required members, message, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static ToolFailureRequest of(String message) {
-    return new ToolFailureRequest(message, null, null);
-  }
-
-  /** withTool is this ToolFailureRequest with tool replaced. */
-  public ToolFailureRequest withTool(String tool) {
-    return new ToolFailureRequest(message, tool, action);
-  }
-
-  /** withAction is this ToolFailureRequest with action replaced. */
-  public ToolFailureRequest withAction(String action) {
-    return new ToolFailureRequest(message, tool, action);
-  }
 }

@@ -12,12 +12,4 @@ import java.util.List;
  * @param tools required: the server's tools, in its order
  */
 public record UnknownToolRequest(String tool, List<String> tools) {
-  /**
-   * of is a UnknownToolRequest of its required members, tool, tools, the others absent. Code that
-   * builds it with of and the withers keeps compiling when the ABI adds an optional member; code
-   * that calls the canonical constructor does not.
-   */
-  public static UnknownToolRequest of(String tool, List<String> tools) {
-    return new UnknownToolRequest(tool, tools);
-  }
 }

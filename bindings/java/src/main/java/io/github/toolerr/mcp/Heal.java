@@ -230,9 +230,9 @@ public final class Heal {
   public static CallToolResult fromMcp(McpSchema.CallToolResult result) {
     List<Content> content = new ArrayList<>();
     for (McpSchema.Content c : result.content()) {
-      if (c instanceof McpSchema.TextContent t) content.add(Content.of("text", t.text()));
+      if (c instanceof McpSchema.TextContent t) content.add(new Content("text", t.text()));
     }
-    return CallToolResult.of(content, Boolean.TRUE.equals(result.isError()));
+    return new CallToolResult(content, Boolean.TRUE.equals(result.isError()));
   }
 
   private static volatile boolean sdkChecked;
