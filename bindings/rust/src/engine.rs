@@ -1,31 +1,29 @@
 //! The module on Wasmtime, driven through its raw path (abi/ABI.md, "Raw
-//! path"): `toolerr_buffer` gives the address of a buffer inside the module,
-//! the host writes the export's name and the request there, `toolerr_call`
-//! runs the export and answers where the response lies in linear memory. One
-//! copy each way and no Extism kernel between the host and the module, as in
-//! the Go host's wazero engine and the Java binding. This is the compiled
-//! tier; `interp.rs` is the interpreter that answers while it compiles, and
-//! `tiers.rs` chooses between them.
+//! path", written once in `raw.rs`): one copy each way and no Extism kernel
+//! between the host and the module, as in the Go host's wazero engine and
+//! the Java binding. This is the compiled tier; `interp.rs` is the
+//! interpreter that answers while it compiles, and `tiers.rs` chooses
+//! between them.
 //!
 //! The module's imports: the WASI functions TinyGo's runtime links, given
-//! here the little they need (no arguments, no files, a clock, random bytes,
-//! output discarded); and `extism:host/env`, which the raw path never calls,
-//! defined as traps.
+//! the little they need (`raw::wasi`); and `extism:host/env`, which the raw
+//! path never calls, defined as traps.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use wasmtime::{
-    Caller, Config, Engine, EngineWeak, Extern, InstancePre, Linker, Memory, Module, Store, Trap,
-    TypedFunc, Val, ValType,
+    Caller, Config, Engine, EngineWeak, Extern, FuncType, InstancePre, Linker, Memory, Module,
+    Store, Trap, TypedFunc, Val, ValType,
 };
 
 use crate::abi;
 use crate::error::{Error, Result};
 use crate::host::sha256_hex;
+use crate::raw::{self, Outcome, RawPath, WASI, Word, random_bytes};
 
 /// How often the epoch advances while a call runs: a call's time bound is
 /// kept to within one tick.
@@ -44,23 +42,6 @@ pub(crate) const INIT_TIMEOUT: Duration = Duration::from_millis(abi::POLICY_CALL
 fn ticks_for(bound: Duration) -> u64 {
     bound.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1
 }
-
-/// The WASI errno for "bad file descriptor": there are no files.
-pub(crate) const EBADF: i32 = 8;
-
-/// The WASI functions the module imports that are defined one by one, on
-/// both tiers; every other WASI function is about files, and answers EBADF.
-pub(crate) const WASI_DEFINED: [&str; 6] = [
-    "fd_write",
-    "clock_time_get",
-    "random_get",
-    "args_sizes_get",
-    "args_get",
-    "proc_exit",
-];
-
-/// The WASI import module's name.
-pub(crate) const WASI: &str = "wasi_snapshot_preview1";
 
 /// Wasmtime, set up for one module and one call bound: its engine and where
 /// the compilation cache keeps the module's code. It compiles (or loads from
@@ -163,25 +144,6 @@ pub(crate) struct Compiled {
     deadline: Option<u64>,
 }
 
-/// What one call came to.
-pub(crate) enum Outcome {
-    /// The export's response.
-    Response(Vec<u8>),
-    /// The module's error object (`{"code", "message"}`): a bad request.
-    Refused(Vec<u8>),
-    /// The module has no buffer for a request this large.
-    TooLarge,
-    /// The call ran past its deadline.
-    Timeout,
-    /// An interpreted call stopped because compiled code can now be had:
-    /// the request is to be run again on a compiled instance (calls are pure
-    /// functions of their requests), within what is left of its time, up to
-    /// its deadline (`None`: no bound).
-    Handoff(Option<Instant>),
-    /// The module trapped; the message says how.
-    Trap(String),
-}
-
 impl Compiled {
     /// A new instance, initialized.
     pub(crate) fn instantiate(&self) -> Result<Instance> {
@@ -216,8 +178,6 @@ impl Compiled {
             call,
             memory,
             deadline: self.deadline,
-            buf_at: 0,
-            buf_size: 0,
         })
     }
 }
@@ -229,205 +189,110 @@ pub(crate) struct Instance {
     call: TypedFunc<(i32, i32), i64>,
     memory: Memory,
     deadline: Option<u64>,
-    /// The request buffer `toolerr_buffer` gave (0: none yet) and the size
-    /// it was asked for: it stays the buffer until a larger one is asked
-    /// for (abi/ABI.md, "Raw path"), so a request that fits needs no call.
-    buf_at: usize,
-    buf_size: i32,
 }
 
 impl Instance {
-    /// Runs `export` on `request`, bounded by the engine's call timeout, or
-    /// by `within` instead where given (what is left of a call handed off by
-    /// the interpreter). After a timeout or a trap the instance is in an
-    /// undefined state and must be dropped.
-    pub(crate) fn call(
-        &mut self,
-        export: &str,
-        request: &[u8],
-        within: Option<Duration>,
-    ) -> Outcome {
-        let trap = |e: wasmtime::Error| match e.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => Outcome::Timeout,
-            _ => Outcome::Trap(format!("{e:#}")),
-        };
-        let (Ok(name_len), Ok(input_len)) =
-            (i32::try_from(export.len()), i32::try_from(request.len()))
-        else {
-            return Outcome::TooLarge;
-        };
+    /// Marks a call of the module's running while it lives, where calls
+    /// have a deadline: the ticker advances the epoch meanwhile.
+    fn running(&self) -> Option<Running> {
+        self.deadline.map(|_| ticker().running())
+    }
+}
+
+/// A trap of a call: [`Outcome::Timeout`] where the epoch deadline passed.
+fn stopped(e: wasmtime::Error) -> Outcome {
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => Outcome::Timeout,
+        _ => Outcome::Trap(format!("{e:#}")),
+    }
+}
+
+/// The raw path on compiled code. After a timeout or a trap the instance is
+/// in an undefined state and must be dropped.
+impl RawPath for Instance {
+    /// Sets the epoch deadline: the engine's call timeout, or `within`
+    /// instead where given (what is left of a call handed off by the
+    /// interpreter).
+    fn bound(&mut self, within: Option<Duration>) {
         let ticks = match (self.deadline, within) {
             (Some(_), Some(within)) => Some(ticks_for(within)),
             (deadline, _) => deadline,
         };
-        let _running = ticks.map(|ticks| {
+        if let Some(ticks) = ticks {
             self.store.set_epoch_deadline(ticks);
-            ticker().running()
-        });
-        let Some(size) = name_len.checked_add(input_len) else {
-            return Outcome::TooLarge;
-        };
-        let at = if self.buf_at != 0 && size <= self.buf_size {
-            self.buf_at
-        } else {
-            match self.buffer.call(&mut self.store, size) {
-                Ok(0) => return Outcome::TooLarge,
-                Ok(at) => {
-                    (self.buf_at, self.buf_size) = (at as u32 as usize, size);
-                    self.buf_at
-                }
-                Err(e) => return trap(e),
-            }
-        };
-        let written = self
-            .memory
-            .write(&mut self.store, at, export.as_bytes())
-            .and_then(|()| {
-                self.memory
-                    .write(&mut self.store, at + export.len(), request)
-            });
-        if let Err(e) = written {
-            return Outcome::Trap(format!("writing the request: {e}"));
-        }
-        let packed = match self.call.call(&mut self.store, (name_len, input_len)) {
-            Ok(packed) => packed as u64,
-            Err(e) => return trap(e),
-        };
-        let (start, len) = ((packed >> 32) as usize, (packed & 0x7fff_ffff) as usize);
-        let Some(bytes) = self.memory.data(&self.store).get(start..start + len) else {
-            return Outcome::Trap("the response lies outside the module's memory".into());
-        };
-        if packed & 0x8000_0000 != 0 {
-            Outcome::Refused(bytes.to_vec())
-        } else {
-            Outcome::Response(bytes.to_vec())
         }
     }
 
-    /// The instance's linear memory now, in 64 KiB pages.
-    pub(crate) fn memory_pages(&self) -> u64 {
+    fn buffer(&mut self, size: i32) -> std::result::Result<i32, Outcome> {
+        let _running = self.running();
+        self.buffer.call(&mut self.store, size).map_err(stopped)
+    }
+
+    fn invoke(&mut self, name_len: i32, input_len: i32) -> std::result::Result<i64, Outcome> {
+        let _running = self.running();
+        self.call
+            .call(&mut self.store, (name_len, input_len))
+            .map_err(stopped)
+    }
+
+    fn memory(&mut self) -> &mut [u8] {
+        self.memory.data_mut(&mut self.store)
+    }
+
+    fn memory_pages(&self) -> u64 {
         self.memory.size(&self.store)
     }
 }
 
-/// The module's imports: WASI as far as TinyGo's runtime needs it, and
-/// `extism:host/env` (which only the Extism path calls) as traps.
+/// The module's imports: WASI as far as TinyGo's runtime needs it
+/// ([`raw::wasi`]), and `extism:host/env` (which only the Extism path calls)
+/// as traps.
 fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<()> {
-    fn memory(caller: &mut Caller<'_, ()>) -> wasmtime::Result<Memory> {
-        match caller.get_export("memory") {
-            Some(Extern::Memory(m)) => Ok(m),
-            _ => Err(wasmtime::Error::msg("the module exports no memory")),
-        }
-    }
-    // Output (a panic message of TinyGo's runtime, before it traps) is
-    // discarded: a stdio server's stdout is its protocol.
-    linker.func_wrap(
-        WASI,
-        "fd_write",
-        |mut caller: Caller<'_, ()>,
-         _fd: i32,
-         iovs: i32,
-         count: i32,
-         written: i32|
-         -> wasmtime::Result<i32> {
-            let memory = memory(&mut caller)?;
-            let total = iovs_total(memory.data(&caller), iovs, count)
-                .ok_or_else(|| wasmtime::Error::msg("fd_write: iovecs out of bounds"))?;
-            memory.write(&mut caller, written as u32 as usize, &total.to_le_bytes())?;
-            Ok(0i32)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "clock_time_get",
-        |mut caller: Caller<'_, ()>, id: i32, _precision: i64, out: i32| -> wasmtime::Result<i32> {
-            let nanos = clock_nanos(id);
-            memory(&mut caller)?.write(&mut caller, out as u32 as usize, &nanos.to_le_bytes())?;
-            Ok(0i32)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "random_get",
-        |mut caller: Caller<'_, ()>, buf: i32, len: i32| -> wasmtime::Result<i32> {
-            let bytes = random_bytes(len.max(0) as usize);
-            memory(&mut caller)?.write(&mut caller, buf as u32 as usize, &bytes)?;
-            Ok(0i32)
-        },
-    )?;
-    // No arguments.
-    linker.func_wrap(
-        WASI,
-        "args_sizes_get",
-        |mut caller: Caller<'_, ()>, count: i32, size: i32| -> wasmtime::Result<i32> {
-            let memory = memory(&mut caller)?;
-            memory.write(&mut caller, count as u32 as usize, &0u32.to_le_bytes())?;
-            memory.write(&mut caller, size as u32 as usize, &0u32.to_le_bytes())?;
-            Ok(0i32)
-        },
-    )?;
-    linker.func_wrap(WASI, "args_get", |_: i32, _: i32| 0i32)?;
-    linker.func_wrap(WASI, "proc_exit", |code: i32| -> wasmtime::Result<()> {
-        Err(wasmtime::Error::msg(format!("the module exited ({code})")))
-    })?;
-    // Every other WASI function is about files, and there are none.
+    let engine = linker.engine().clone();
+    let val_type = |word: &Word| match word {
+        Word::I32 => ValType::I32,
+        Word::I64 => ValType::I64,
+    };
     for import in module.imports() {
-        if import.module() != WASI || WASI_DEFINED.contains(&import.name()) {
+        let wasmtime::ExternType::Func(imported) = import.ty() else {
+            continue;
+        };
+        if import.module() != WASI {
             continue;
         }
-        if let wasmtime::ExternType::Func(ty) = import.ty() {
-            let returns_errno =
-                ty.results().len() == 1 && matches!(ty.results().next(), Some(ValType::I32));
-            linker.func_new(WASI, import.name(), ty, move |_, _, results| {
+        let name = import.name().to_owned();
+        let ty = match raw::wasi_signature(&name) {
+            Some((params, results)) => FuncType::new(
+                &engine,
+                params.iter().map(val_type),
+                results.iter().map(val_type),
+            ),
+            None => imported,
+        };
+        let returns_errno =
+            ty.results().len() == 1 && matches!(ty.results().next(), Some(ValType::I32));
+        linker.func_new(
+            WASI,
+            import.name(),
+            ty,
+            move |mut caller: Caller<'_, ()>, params, results| {
+                let args: Vec<i64> = params
+                    .iter()
+                    .map(|v| v.i64().or(v.i32().map(i64::from)).unwrap_or(0))
+                    .collect();
+                let memory = match caller.get_export("memory") {
+                    Some(Extern::Memory(memory)) => Some(memory.data_mut(&mut caller)),
+                    _ => None,
+                };
+                let errno = raw::wasi(&name, &args, memory).map_err(wasmtime::Error::msg)?;
                 if returns_errno {
-                    results[0] = Val::I32(EBADF);
+                    results[0] = Val::I32(errno);
                 }
                 Ok(())
-            })?;
-        }
+            },
+        )?;
     }
     linker.define_unknown_imports_as_traps(module)
-}
-
-/// The bytes `fd_write` was asked to write: the lengths of its `count`
-/// iovecs at `iovs` (each an address and a length, 4 bytes each); `None`
-/// when they lie outside `memory`. Nothing is written anywhere.
-pub(crate) fn iovs_total(memory: &[u8], iovs: i32, count: i32) -> Option<u32> {
-    let mut total = 0u32;
-    for i in 0..count.max(0) as usize {
-        let at = (iovs as u32 as usize).checked_add(8 * i + 4)?;
-        let len = memory.get(at..at.checked_add(4)?)?;
-        total = total.wrapping_add(u32::from_le_bytes(len.try_into().ok()?));
-    }
-    Some(total)
-}
-
-/// `clock_time_get`: the real time for the realtime clock (id 0), else
-/// nanoseconds of a monotonic clock.
-pub(crate) fn clock_nanos(id: i32) -> u64 {
-    static START: OnceLock<Instant> = OnceLock::new();
-    if id == 0 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    } else {
-        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-    }
-}
-
-/// Bytes for `random_get`: the module's maps seed from them; nothing it
-/// answers depends on them.
-pub(crate) fn random_bytes(len: usize) -> Vec<u8> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let state = std::collections::hash_map::RandomState::new();
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
-        let mut hasher = state.build_hasher();
-        COUNTER.fetch_add(1, Ordering::Relaxed).hash(&mut hasher);
-        out.extend_from_slice(&hasher.finish().to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }
 
 /// Where the compilation cache keeps `wasm` compiled by `engine`. The cache

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::abi::{self, CallToolResult, Description};
-use crate::engine::Outcome;
 use crate::error::{Error, ErrorCode, Result};
+use crate::raw::Outcome;
 use crate::tiers::{Engines, Instance, Tier, Tiers};
 
 /// The bytes of `plugin/toolerr.wasm`, included when this crate was built.

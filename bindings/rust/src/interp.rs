@@ -23,14 +23,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use wasmi::{
-    Caller, CompilationMode, Config, CustomFuelCosts, Engine, Extern, ExternType, Linker, Memory,
-    Module, Store, TypedFunc, TypedResumableCall, Val, ValType, WasmParams, WasmResults,
+    Caller, CompilationMode, Config, CustomFuelCosts, Engine, Extern, ExternType, FuncType, Linker,
+    Memory, Module, Store, TypedFunc, TypedResumableCall, Val, ValType, WasmParams, WasmResults,
 };
 
-use crate::engine::{
-    EBADF, INIT_TIMEOUT, Outcome, WASI, WASI_DEFINED, clock_nanos, iovs_total, random_bytes,
-};
+use crate::engine::INIT_TIMEOUT;
 use crate::error::{Error, Result};
+use crate::raw::{self, Outcome, RawPath, WASI, Word};
 
 /// The fuel a call runs on before its deadline is looked at again: about a
 /// millisecond of this module's work on wasmi (one unit is about one
@@ -150,8 +149,7 @@ impl Interpreted {
             call,
             memory,
             timeout: self.timeout,
-            buf_at: 0,
-            buf_size: 0,
+            deadline: None,
             live: Arc::clone(&self.live),
             handoff: self.handoff.clone(),
             fuel: self.fuel,
@@ -166,10 +164,8 @@ pub(crate) struct Instance {
     call: TypedFunc<(i32, i32), i64>,
     memory: Memory,
     timeout: Option<Duration>,
-    /// The request buffer `toolerr_buffer` gave (0: none yet) and the size
-    /// it was asked for, as on the compiled tier.
-    buf_at: usize,
-    buf_size: i32,
+    /// The deadline of the call running now, `toolerr_buffer` included.
+    deadline: Option<Instant>,
     live: Arc<AtomicUsize>,
     handoff: Option<Arc<AtomicBool>>,
     fuel: bool,
@@ -182,79 +178,47 @@ impl Drop for Instance {
 }
 
 impl Instance {
-    /// Runs `export` on `request`, bounded by the call timeout, or by
-    /// `within` instead where given. After a timeout, a trap or a hand-off
-    /// the instance is in an undefined state and must be dropped.
-    pub(crate) fn call(
+    /// Calls `func` with `params` within the running call's deadline
+    /// ([`run`]).
+    fn run<P: WasmParams, R: WasmResults>(
         &mut self,
-        export: &str,
-        request: &[u8],
-        within: Option<Duration>,
-    ) -> Outcome {
-        let (Ok(name_len), Ok(input_len)) =
-            (i32::try_from(export.len()), i32::try_from(request.len()))
-        else {
-            return Outcome::TooLarge;
-        };
-        let Some(size) = name_len.checked_add(input_len) else {
-            return Outcome::TooLarge;
-        };
-        // One deadline for the whole call, `toolerr_buffer` included.
-        let deadline = self.timeout.map(|t| Instant::now() + within.unwrap_or(t));
+        func: TypedFunc<P, R>,
+        params: P,
+    ) -> std::result::Result<R, Outcome> {
         let handoff = self.handoff.as_deref();
-        let at = if self.buf_at != 0 && size <= self.buf_size {
-            self.buf_at
-        } else {
-            match run(
-                &mut self.store,
-                &self.buffer,
-                size,
-                self.fuel,
-                deadline,
-                handoff,
-            ) {
-                Ok(0) => return Outcome::TooLarge,
-                Ok(at) => {
-                    (self.buf_at, self.buf_size) = (at as u32 as usize, size);
-                    self.buf_at
-                }
-                Err(stop) => return stop,
-            }
-        };
-        let written = self
-            .memory
-            .write(&mut self.store, at, export.as_bytes())
-            .and_then(|()| {
-                self.memory
-                    .write(&mut self.store, at + export.len(), request)
-            });
-        if let Err(e) = written {
-            return Outcome::Trap(format!("writing the request: {e}"));
-        }
-        let packed = match run(
+        run(
             &mut self.store,
-            &self.call,
-            (name_len, input_len),
+            &func,
+            params,
             self.fuel,
-            deadline,
+            self.deadline,
             handoff,
-        ) {
-            Ok(packed) => packed as u64,
-            Err(stop) => return stop,
-        };
-        let (start, len) = ((packed >> 32) as usize, (packed & 0x7fff_ffff) as usize);
-        let Some(bytes) = self.memory.data(&self.store).get(start..start + len) else {
-            return Outcome::Trap("the response lies outside the module's memory".into());
-        };
-        if packed & 0x8000_0000 != 0 {
-            Outcome::Refused(bytes.to_vec())
-        } else {
-            Outcome::Response(bytes.to_vec())
-        }
+        )
+    }
+}
+
+/// The raw path on the interpreter. After a timeout, a trap or a hand-off
+/// the instance is in an undefined state and must be dropped.
+impl RawPath for Instance {
+    /// One deadline for the whole call: the call timeout, or `within`
+    /// instead where given.
+    fn bound(&mut self, within: Option<Duration>) {
+        self.deadline = self.timeout.map(|t| Instant::now() + within.unwrap_or(t));
     }
 
-    /// The instance's linear memory now, in 64 KiB pages.
-    pub(crate) fn memory_pages(&self) -> u64 {
+    fn buffer(&mut self, size: i32) -> std::result::Result<i32, Outcome> {
+        self.run(self.buffer, size)
+    }
+
+    fn invoke(&mut self, name_len: i32, input_len: i32) -> std::result::Result<i64, Outcome> {
+        self.run(self.call, (name_len, input_len))
+    }
+
+    fn memory(&mut self) -> &mut [u8] {
+        self.memory.data_mut(&mut self.store)
+    }
+
+    fn memory_pages(&self) -> u64 {
         self.memory.size(&self.store)
     }
 }
@@ -301,93 +265,63 @@ fn run<P: WasmParams, R: WasmResults>(
 }
 
 /// The module's imports, as on the compiled tier: WASI as far as TinyGo's
-/// runtime needs it, and everything else (`extism:host/env`, which only the
-/// Extism path calls) as functions that trap.
+/// runtime needs it ([`raw::wasi`]), and everything else
+/// (`extism:host/env`, which only the Extism path calls) as functions that
+/// trap.
 fn define_imports(
     linker: &mut Linker<()>,
     module: &Module,
 ) -> std::result::Result<(), wasmi::Error> {
-    fn memory(caller: &Caller<'_, ()>) -> std::result::Result<Memory, wasmi::Error> {
-        caller
-            .get_export("memory")
-            .and_then(Extern::into_memory)
-            .ok_or_else(|| wasmi::Error::new("the module exports no memory"))
-    }
-    fn write(
-        caller: &mut Caller<'_, ()>,
-        at: i32,
-        bytes: &[u8],
-    ) -> std::result::Result<(), wasmi::Error> {
-        memory(caller)?
-            .write(&mut *caller, at as u32 as usize, bytes)
-            .map_err(|e| wasmi::Error::new(e.to_string()))
-    }
-    // Output (a panic message of TinyGo's runtime, before it traps) is
-    // discarded: a stdio server's stdout is its protocol.
-    linker.func_wrap(
-        WASI,
-        "fd_write",
-        |mut caller: Caller<'_, ()>, _fd: i32, iovs: i32, count: i32, written: i32| {
-            let total = iovs_total(memory(&caller)?.data(&caller), iovs, count)
-                .ok_or_else(|| wasmi::Error::new("fd_write: iovecs out of bounds"))?;
-            write(&mut caller, written, &total.to_le_bytes())?;
-            Ok::<i32, wasmi::Error>(0)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "clock_time_get",
-        |mut caller: Caller<'_, ()>, id: i32, _precision: i64, out: i32| {
-            write(&mut caller, out, &clock_nanos(id).to_le_bytes())?;
-            Ok::<i32, wasmi::Error>(0)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "random_get",
-        |mut caller: Caller<'_, ()>, buf: i32, len: i32| {
-            write(&mut caller, buf, &random_bytes(len.max(0) as usize))?;
-            Ok::<i32, wasmi::Error>(0)
-        },
-    )?;
-    // No arguments.
-    linker.func_wrap(
-        WASI,
-        "args_sizes_get",
-        |mut caller: Caller<'_, ()>, count: i32, size: i32| {
-            write(&mut caller, count, &0u32.to_le_bytes())?;
-            write(&mut caller, size, &0u32.to_le_bytes())?;
-            Ok::<i32, wasmi::Error>(0)
-        },
-    )?;
-    linker.func_wrap(WASI, "args_get", |_: i32, _: i32| 0i32)?;
-    linker.func_wrap(WASI, "proc_exit", |code: i32| {
-        Err::<(), wasmi::Error>(wasmi::Error::new(format!("the module exited ({code})")))
-    })?;
+    let val_type = |word: &Word| match word {
+        Word::I32 => ValType::I32,
+        Word::I64 => ValType::I64,
+    };
     for import in module.imports() {
-        let ExternType::Func(ty) = import.ty() else {
+        let ExternType::Func(imported) = import.ty() else {
             continue;
         };
-        if import.module() == WASI && WASI_DEFINED.contains(&import.name()) {
+        if import.module() != WASI {
+            let what = format!("{}::{}", import.module(), import.name());
+            linker.func_new(
+                import.module(),
+                import.name(),
+                imported.clone(),
+                move |_, _, _| {
+                    Err(wasmi::Error::new(format!(
+                        "unknown import: `{what}` has not been defined (the raw path never calls it)"
+                    )))
+                },
+            )?;
             continue;
         }
-        if import.module() == WASI {
-            // Every other WASI function is about files, and there are none.
-            let errno = matches!(ty.results(), [ValType::I32]);
-            linker.func_new(WASI, import.name(), ty.clone(), move |_, _, results| {
-                if errno {
-                    results[0] = Val::I32(EBADF);
+        let name = import.name().to_owned();
+        let ty = match raw::wasi_signature(&name) {
+            Some((params, results)) => {
+                FuncType::new(params.iter().map(val_type), results.iter().map(val_type))
+            }
+            None => imported.clone(),
+        };
+        let returns_errno = matches!(ty.results(), [ValType::I32]);
+        linker.func_new(
+            WASI,
+            import.name(),
+            ty,
+            move |mut caller: Caller<'_, ()>, params, results| {
+                let args: Vec<i64> = params
+                    .iter()
+                    .map(|v| v.i64().or(v.i32().map(i64::from)).unwrap_or(0))
+                    .collect();
+                let memory = caller
+                    .get_export("memory")
+                    .and_then(Extern::into_memory)
+                    .map(|memory| memory.data_mut(&mut caller));
+                let errno = raw::wasi(&name, &args, memory).map_err(wasmi::Error::new)?;
+                if returns_errno {
+                    results[0] = Val::I32(errno);
                 }
                 Ok(())
-            })?;
-        } else {
-            let what = format!("{}::{}", import.module(), import.name());
-            linker.func_new(import.module(), import.name(), ty.clone(), move |_, _, _| {
-                Err(wasmi::Error::new(format!(
-                    "unknown import: `{what}` has not been defined (the raw path never calls it)"
-                )))
-            })?;
-        }
+            },
+        )?;
     }
     Ok(())
 }

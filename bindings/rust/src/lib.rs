@@ -47,6 +47,7 @@ mod heal;
 mod host;
 mod interp;
 mod mcp;
+mod raw;
 #[cfg(feature = "server")]
 mod stdio;
 mod tiers;

@@ -25,9 +25,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::engine::{self, Compiled, Compiler, Outcome};
+use crate::engine::{self, Compiled, Compiler};
 use crate::error::Result;
 use crate::interp::{self, Interpreted};
+use crate::raw::{self, Outcome, RawPath, RequestBuffer};
 
 /// Which ways of running the module a [`Host`](crate::Host) may use
 /// ([`Options::tiers`](crate::Options::tiers)).
@@ -61,12 +62,39 @@ pub enum Tier {
 /// fill the cache.
 pub(crate) const EXIT_WAIT: Duration = Duration::from_secs(30);
 
-/// One instance of the module, on either tier.
-pub(crate) enum Instance {
+/// One instance of the module, on either tier, and the request buffer its
+/// raw path holds.
+pub(crate) struct Instance {
+    on: On,
+    request: RequestBuffer,
+}
+
+/// What an instance runs on.
+enum On {
     Compiled(engine::Instance),
     /// Boxed: a wasmi store is large, and an instance moves in and out of
     /// the pool on every call.
     Interpreted(Box<interp::Instance>),
+}
+
+impl From<engine::Instance> for Instance {
+    fn from(instance: engine::Instance) -> Instance {
+        let on = On::Compiled(instance);
+        Instance {
+            on,
+            request: RequestBuffer::default(),
+        }
+    }
+}
+
+impl From<interp::Instance> for Instance {
+    fn from(instance: interp::Instance) -> Instance {
+        let on = On::Interpreted(Box::new(instance));
+        Instance {
+            on,
+            request: RequestBuffer::default(),
+        }
+    }
 }
 
 impl Instance {
@@ -79,17 +107,18 @@ impl Instance {
         request: &[u8],
         within: Option<Duration>,
     ) -> Outcome {
-        match self {
-            Instance::Compiled(i) => i.call(export, request, within),
-            Instance::Interpreted(i) => i.call(export, request, within),
-        }
+        let instance: &mut dyn RawPath = match &mut self.on {
+            On::Compiled(i) => i,
+            On::Interpreted(i) => &mut **i,
+        };
+        raw::call(instance, &mut self.request, export, request, within)
     }
 
     /// The instance's linear memory now, in 64 KiB pages.
     pub(crate) fn memory_pages(&self) -> u64 {
-        match self {
-            Instance::Compiled(i) => i.memory_pages(),
-            Instance::Interpreted(i) => i.memory_pages(),
+        match &self.on {
+            On::Compiled(i) => i.memory_pages(),
+            On::Interpreted(i) => i.memory_pages(),
         }
     }
 }
@@ -196,13 +225,11 @@ impl Engines {
     /// can be had, else an interpreted one.
     pub(crate) fn instantiate(&self) -> Result<Instance> {
         if let Some(compiled) = self.shared.compiled.get() {
-            return compiled.instantiate().map(Instance::Compiled);
+            return compiled.instantiate().map(Instance::from);
         }
         let interpreter = self.shared.lock_interpreter().clone();
         match interpreter {
-            Some(interpreter) => interpreter
-                .instantiate()
-                .map(|i| Instance::Interpreted(Box::new(i))),
+            Some(interpreter) => interpreter.instantiate().map(Instance::from),
             // The interpreter is let go only after the compiled code is set.
             None => self
                 .shared
@@ -210,14 +237,14 @@ impl Engines {
                 .get()
                 .expect("compiled code before the interpreter is let go")
                 .instantiate()
-                .map(Instance::Compiled),
+                .map(Instance::from),
         }
     }
 
     /// Whether `instance` is to be dropped rather than pooled: an
     /// interpreted one, once compiled ones can be had.
     pub(crate) fn retired(&self, instance: &Instance) -> bool {
-        matches!(instance, Instance::Interpreted(_)) && self.shared.compiled.get().is_some()
+        matches!(instance.on, On::Interpreted(_)) && self.shared.compiled.get().is_some()
     }
 
     /// The interpreter's instances alive now, idle or busy.

@@ -197,16 +197,32 @@ fn internal(message: &str) -> (Vec<String>, bool) {
     ))
 }
 
+/// A call and the answer it must get: the tool, its arguments (`""`:
+/// none) and the answer's text blocks and `isError`.
+type Case<'a> = (&'a str, &'a str, (Vec<String>, bool));
+
+/// Makes each call of `cases` on `client`: its answer must be the one given.
+async fn assert_answers(client: &Client, cases: &[Case<'_>]) {
+    for (tool, args, want) in cases {
+        assert_eq!(&answer(client, tool, args).await, want, "{tool} {args}");
+    }
+}
+
+/// [`assert_answers`] on a new client of the healed server.
+async fn assert_healed_answers(cases: &[Case<'_>]) {
+    let client = connect(true).await;
+    assert_answers(&client, cases).await;
+    client.cancel().await.unwrap();
+}
+
 /// Calls each tool without arguments: its answer must be INTERNAL_ERROR
 /// with the message `[tool] message`.
 async fn assert_internal(client: &Client, cases: &[(&str, &str)]) {
-    for (tool, message) in cases {
-        assert_eq!(
-            answer(client, tool, "").await,
-            internal(&format!("[{tool}] {message}")),
-            "{tool}"
-        );
-    }
+    let cases: Vec<Case> = cases
+        .iter()
+        .map(|&(tool, message)| (tool, "", internal(&format!("[{tool}] {message}"))))
+        .collect();
+    assert_answers(client, &cases).await;
 }
 
 fn validation(fields: &[&str]) -> (Vec<String>, bool) {
@@ -221,36 +237,35 @@ fn validation(fields: &[&str]) -> (Vec<String>, bool) {
 
 /// `billing.get_invoice` called with an ID that fails its pattern: the
 /// handler does not run, the answer is the `<validation_error>` on `id`.
-async fn assert_pattern_refused(client: &Client) {
-    assert_eq!(
-        answer(client, "billing.get_invoice", r#"{"id": "INV-1"}"#).await,
+fn pattern_refused() -> Case<'static> {
+    (
+        "billing.get_invoice",
+        r#"{"id": "INV-1"}"#,
         validation(&[
-            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>"
-        ])
-    );
+            "<field name=\"id\">Does not match the pattern ^inv_[0-9]{3}$. You sent: 'INV-1'.</field>",
+        ]),
+    )
 }
 
 const CONFLICT: &str = "<tool_error code=\"CONFLICT\" severity=\"error\">\n<message>Invoice inv_002 is already paid</message>\n<available_actions>\n  <action>billing.get_invoice</action>\n</available_actions>\n</tool_error>";
 
 #[tokio::test]
 async fn invalid_arguments_get_a_validation_error_and_the_handler_does_not_run() {
-    let client = connect(true).await;
     let missing = "<field name=\"id\">Required property is missing. You sent: (missing). Expected type: string.</field>";
-    assert_eq!(
-        answer(&client, "billing.get_invoice", "{}").await,
-        validation(&[missing])
-    );
-    // No arguments at all read as {}.
-    assert_eq!(
-        answer(&client, "billing.get_invoice", "").await,
-        validation(&[missing])
-    );
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": 5}"#).await,
-        validation(&["<field name=\"id\">Expected string, received number. You sent: 5.</field>"])
-    );
-    assert_pattern_refused(&client).await;
-    client.cancel().await.unwrap();
+    assert_healed_answers(&[
+        ("billing.get_invoice", "{}", validation(&[missing])),
+        // No arguments at all read as {}.
+        ("billing.get_invoice", "", validation(&[missing])),
+        (
+            "billing.get_invoice",
+            r#"{"id": 5}"#,
+            validation(&[
+                "<field name=\"id\">Expected string, received number. You sent: 5.</field>",
+            ]),
+        ),
+        pattern_refused(),
+    ])
+    .await;
 }
 
 /// The module lists the fields in the order the arguments came in, as every
@@ -285,25 +300,33 @@ async fn validation_errors_list_fields_in_the_order_the_arguments_came() {
 
 #[tokio::test]
 async fn successes_and_warnings_pass_untouched() {
-    let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await,
-        success_answer(r#"{"id":"inv_001"}"#)
-    );
-    assert_eq!(
-        answer(&client, "warning", "").await,
-        success_answer("<tool_error code=\"DEPRECATED\" severity=\"warning\">\n<message>page_size is deprecated; use limit</message>\n</tool_error>")
-    );
-    client.cancel().await.unwrap();
+    assert_healed_answers(&[
+        (
+            "billing.get_invoice",
+            r#"{"id": "inv_001"}"#,
+            success_answer(r#"{"id":"inv_001"}"#),
+        ),
+        (
+            "warning",
+            "",
+            success_answer("<tool_error code=\"DEPRECATED\" severity=\"warning\">\n<message>page_size is deprecated; use limit</message>\n</tool_error>"),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
 async fn a_returned_tool_error_reaches_the_client_intact() {
     let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "inv_404"}"#).await,
-        error_answer("<tool_error code=\"NOT_FOUND\" severity=\"error\">\n<message>No invoice with that ID</message>\n<details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n</tool_error>")
-    );
+    assert_answers(
+        &client,
+        &[(
+            "billing.get_invoice",
+            r#"{"id": "inv_404"}"#,
+            error_answer("<tool_error code=\"NOT_FOUND\" severity=\"error\">\n<message>No invoice with that ID</message>\n<details>\n  <detail key=\"requestedId\">inv_404</detail>\n</details>\n</tool_error>"),
+        )],
+    )
+    .await;
     // Returning the error needs no heal: IntoCallToolResult renders it.
     let unhealed = connect(false).await;
     assert_eq!(
@@ -316,12 +339,7 @@ async fn a_returned_tool_error_reaches_the_client_intact() {
 
 #[tokio::test]
 async fn envelopes_pass_byte_for_byte() {
-    let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "envelope", "").await,
-        error_answer(CONFLICT)
-    );
-    client.cancel().await.unwrap();
+    assert_healed_answers(&[("envelope", "", error_answer(CONFLICT))]).await;
 }
 
 #[tokio::test]
@@ -357,10 +375,11 @@ async fn panics_become_internal_error() {
         ],
     )
     .await;
-    assert_eq!(
-        answer(&client, "panics_tool_error", "").await,
-        error_answer(CONFLICT)
-    );
+    assert_answers(
+        &client,
+        &[("panics_tool_error", "", error_answer(CONFLICT))],
+    )
+    .await;
     // The server survived all three.
     let (_, is_error) = answer(&client, "billing.get_invoice", r#"{"id": "inv_001"}"#).await;
     assert!(!is_error);
@@ -369,12 +388,12 @@ async fn panics_become_internal_error() {
 
 #[tokio::test]
 async fn what_serde_refuses_after_the_schema_is_a_validation_error() {
-    let client = connect(true).await;
-    assert_eq!(
-        answer(&client, "loose", r#"{"ident": "inv_001"}"#).await,
-        error_answer("<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id`. You sent: {\"ident\":\"inv_001\"}.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>")
-    );
-    client.cancel().await.unwrap();
+    assert_healed_answers(&[(
+        "loose",
+        r#"{"ident": "inv_001"}"#,
+        error_answer("<validation_error action=\"loose\">\n<field name=\"(root)\">missing field `id`. You sent: {\"ident\":\"inv_001\"}.</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n</validation_error>"),
+    )])
+    .await;
 }
 
 /// The names tools/list gives, in its order.
@@ -456,7 +475,7 @@ async fn the_option_keeps_rmcps_protocol_error_for_unknown_tools() {
         client.cancel().await.unwrap();
     }
     let client = connect_with(options).await;
-    assert_pattern_refused(&client).await;
+    assert_answers(&client, &[pattern_refused()]).await;
     client.cancel().await.unwrap();
 }
 
@@ -495,15 +514,19 @@ async fn a_host_of_its_own() {
         tool_router: host.heal(Server::tool_router()),
     })
     .await;
-    assert_eq!(
-        answer(&client, "plain_err", "").await,
-        internal("[plain_err] exporter backend unavailable")
-    );
     let tools = listed(&client).await;
-    assert_eq!(
-        answer(&client, "nope", "").await,
-        unknown_action("nope", &tools)
-    );
+    assert_answers(
+        &client,
+        &[
+            (
+                "plain_err",
+                "",
+                internal("[plain_err] exporter backend unavailable"),
+            ),
+            ("nope", "", unknown_action("nope", &tools)),
+        ],
+    )
+    .await;
     client.cancel().await.unwrap();
     // With options, on the same host.
     let options = HealOptions {
@@ -539,15 +562,23 @@ impl ServerHandler for Fieldless {}
 #[tokio::test]
 async fn healed_in_the_attribute() {
     let client = serve(Fieldless).await;
-    assert_pattern_refused(&client).await;
-    assert_eq!(
-        answer(&client, "billing.get_invoice", r#"{"id": "inv_003"}"#).await,
-        success_answer("inv_003")
-    );
-    assert_eq!(
-        answer(&client, "billing.get_invoce", "{}").await,
-        unknown_action("billing.get_invoce", &["billing.get_invoice".to_string()])
-    );
+    assert_answers(
+        &client,
+        &[
+            pattern_refused(),
+            (
+                "billing.get_invoice",
+                r#"{"id": "inv_003"}"#,
+                success_answer("inv_003"),
+            ),
+            (
+                "billing.get_invoce",
+                "{}",
+                unknown_action("billing.get_invoce", &["billing.get_invoice".to_string()]),
+            ),
+        ],
+    )
+    .await;
     client.cancel().await.unwrap();
 }
 

@@ -5,11 +5,14 @@
 //! Wasmtime's compiled code and on the interpreter (wasmi) that answers a
 //! first start's calls while the module compiles.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use common::host_on;
 use serde_json::json;
-use toolerr::{ErrorCode, Host, Options, Tier, Tiers};
+use toolerr::{ErrorCode, Host, Options, Tiers};
 
 /// The rows of the first table of ABI.md's "## Host policy" section, as cells.
 fn policy_table() -> Vec<Vec<String>> {
@@ -73,6 +76,24 @@ fn policy_defaults() -> BTreeMap<String, u64> {
     out
 }
 
+/// Two tests of `$check`, in a module named `$name`: `compiled`, on
+/// Wasmtime's compiled code, and `on_the_interpreter`, on wasmi.
+macro_rules! on_both_tiers {
+    ($name:ident => $check:ident) => {
+        mod $name {
+            #[test]
+            fn compiled() {
+                super::$check(toolerr::Tiers::Compiled);
+            }
+
+            #[test]
+            fn on_the_interpreter() {
+                super::$check(toolerr::Tiers::Interpreter);
+            }
+        }
+    };
+}
+
 #[test]
 fn defaults_are_the_abi_table() {
     let options = Options::default();
@@ -117,15 +138,7 @@ fn a_request_over_the_limit_is_refused_before_the_module() {
     );
 }
 
-#[test]
-fn an_instance_is_retired_by_what_its_memory_grew_to() {
-    retired_by_growth(Tiers::Compiled);
-}
-
-#[test]
-fn an_instance_is_retired_by_what_its_memory_grew_to_on_the_interpreter() {
-    retired_by_growth(Tiers::Interpreter);
-}
+on_both_tiers!(an_instance_is_retired_by_what_its_memory_grew_to => retired_by_growth);
 
 fn retired_by_growth(tiers: Tiers) {
     // Not by the request's size: a 4 MB parse that grows memory little keeps
@@ -141,8 +154,7 @@ fn retired_by_growth(tiers: Tiers) {
         row[3]
     );
     let host = one_instance(tiers, Options::default());
-    host.call("required_field", &json!({"field": "id"}))
-        .unwrap();
+    small_call(&host, "a small call");
     assert_eq!(
         host.live_instances(),
         1,
@@ -162,20 +174,11 @@ fn retired_by_growth(tiers: Tiers) {
         0,
         "the instance grown past retireMemoryPages is retired"
     );
-    host.call("required_field", &json!({"field": "id"}))
-        .unwrap();
+    small_call(&host, "a small call");
     assert_eq!(host.live_instances(), 1);
 }
 
-#[test]
-fn the_memory_cap_applies() {
-    memory_cap(Tiers::Compiled);
-}
-
-#[test]
-fn the_memory_cap_applies_on_the_interpreter() {
-    memory_cap(Tiers::Interpreter);
-}
+on_both_tiers!(the_memory_cap_applies => memory_cap);
 
 fn memory_cap(tiers: Tiers) {
     // An adversarial parse of 4 MiB answers under the default cap, and traps
@@ -202,40 +205,23 @@ fn memory_cap(tiers: Tiers) {
         .expect_err("the capped instance answered");
     assert_eq!(err.code, ErrorCode::Trap, "{err}");
     assert_eq!(small.live_instances(), 0, "the trapped instance is retired");
-    small
-        .call("required_field", &json!({"field": "id"}))
-        .expect("the next call");
+    small_call(&small, "the next call");
     assert_eq!(small.live_instances(), 1);
 }
 
-#[test]
-fn a_call_past_its_deadline_times_out_and_its_instance_is_retired() {
-    deadline(Tiers::Compiled);
-}
+on_both_tiers!(a_call_past_its_deadline_times_out_and_its_instance_is_retired => deadline);
 
 /// wasmi has no epoch interruption: a call with a deadline runs on fuel, a
 /// slice at a time, and stops at the first slice that ends past it.
-#[test]
-fn a_call_past_its_deadline_times_out_and_its_instance_is_retired_on_the_interpreter() {
-    deadline(Tiers::Interpreter);
-}
-
 fn deadline(tiers: Tiers) {
     // The adversarial parse runs for far longer than 20 ms; a small call
     // takes well under it.
     let request = adversarial_parse();
-    let host = one_instance(
-        tiers,
-        Options {
-            call_timeout: Some(Duration::from_millis(20)),
-            ..Options::default()
-        },
-    );
+    let host = one_instance(tiers, timeout_ms(20));
     // The instance is made first: starting one (its `_initialize`) is not
     // part of the call the deadline bounds, and on a loaded machine it can
     // take longer than the bound below.
-    host.call("required_field", &json!({"field": "id"}))
-        .expect("the first call");
+    small_call(&host, "the first call");
     for round in 0..2 {
         let started = Instant::now();
         let err = host.call("parse", &request).expect_err("answered in 20 ms");
@@ -247,8 +233,7 @@ fn deadline(tiers: Tiers) {
             started.elapsed()
         );
         assert_eq!(host.live_instances(), 0, "the instance is retired");
-        host.call("required_field", &json!({"field": "id"}))
-            .expect("the next call");
+        small_call(&host, "the next call");
         assert_eq!(host.live_instances(), 1);
         // Idle for over a second: the clock that bounds calls sleeps, and
         // the next call wakes it.
@@ -256,15 +241,7 @@ fn deadline(tiers: Tiers) {
     }
 }
 
-#[test]
-fn a_short_call_timeout_still_makes_instances() {
-    short_timeout(Tiers::Compiled);
-}
-
-#[test]
-fn a_short_call_timeout_still_makes_instances_on_the_interpreter() {
-    short_timeout(Tiers::Interpreter);
-}
+on_both_tiers!(a_short_call_timeout_still_makes_instances => short_timeout);
 
 fn short_timeout(tiers: Tiers) {
     // Starting an instance (the module's `_initialize`) takes far longer
@@ -275,17 +252,9 @@ fn short_timeout(tiers: Tiers) {
         Tiers::Interpreter => 5,
         _ => 1,
     };
-    let host = one_instance(
-        tiers,
-        Options {
-            call_timeout: Some(Duration::from_millis(bound)),
-            ..Options::default()
-        },
-    );
+    let host = one_instance(tiers, timeout_ms(bound));
     for _ in 0..3 {
-        let text = host
-            .call("required_field", &json!({"field": "id"}))
-            .expect("a small call answers");
+        let text = small_call(&host, "a small call answers");
         assert!(text.contains("MISSING_REQUIRED_FIELD"), "{text}");
     }
 }
@@ -293,18 +262,28 @@ fn short_timeout(tiers: Tiers) {
 /// A host of `options` on `tiers` with one instance at the most, so that
 /// what a call does to its instance shows in `live_instances`.
 fn one_instance(tiers: Tiers, options: Options) -> Host {
-    let host = Host::with_options(Options {
-        max_instances: 1,
+    host_on(
         tiers,
-        ..options
-    })
-    .expect("host");
-    let tier = match tiers {
-        Tiers::Interpreter => Tier::Interpreter,
-        _ => Tier::Compiled,
-    };
-    assert_eq!(host.tier(), tier);
-    host
+        Options {
+            max_instances: 1,
+            ..options
+        },
+    )
+}
+
+/// The default options but for a call timeout of `ms` milliseconds.
+fn timeout_ms(ms: u64) -> Options {
+    Options {
+        call_timeout: Some(Duration::from_millis(ms)),
+        ..Options::default()
+    }
+}
+
+/// A small call, which any instance answers (`required_field` of `id`):
+/// its answer; `what` names it in the failure.
+fn small_call(host: &Host, what: &str) -> String {
+    host.call("required_field", &json!({"field": "id"}))
+        .expect(what)
 }
 
 /// A parse request of 4 MiB whose every detail opens another: slow, and

@@ -11,8 +11,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use common::{Case, VectorFile, compact, load_vectors};
-use toolerr::{Host, Options, Tier, Tiers};
+use common::{Case, VectorFile, compact, host_on, load_vectors};
+use toolerr::{Host, Options, Tiers};
 
 fn describe(file: &VectorFile, case: &Case) -> String {
     format!(
@@ -53,12 +53,7 @@ fn check(
 
 #[test]
 fn vectors_v1_through_call_raw() {
-    let host = Host::with_options(Options {
-        tiers: Tiers::Compiled,
-        ..Options::default()
-    })
-    .expect("host");
-    assert_eq!(host.tier(), Tier::Compiled);
+    let host = host_on(Tiers::Compiled, Options::default());
     every_vector(&host, "call_raw");
 }
 
@@ -66,12 +61,7 @@ fn vectors_v1_through_call_raw() {
 /// calls while Wasmtime compiles: the same module, so the same bytes.
 #[test]
 fn vectors_v1_on_the_interpreter() {
-    let host = Host::with_options(Options {
-        tiers: Tiers::Interpreter,
-        ..Options::default()
-    })
-    .expect("host");
-    assert_eq!(host.tier(), Tier::Interpreter);
+    let host = host_on(Tiers::Interpreter, Options::default());
     every_vector(&host, "call_raw on the interpreter");
     assert_eq!(host.interpreted_instances(), host.live_instances());
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use rmcp::schemars;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use toolerr::{Host, Options, Tier, Tiers};
 
 /// The recovery line of every INTERNAL_ERROR envelope, as the module writes
 /// it: the wrap and heal tests build their expected texts with it.
@@ -52,6 +53,18 @@ pub struct Case {
 pub struct ExpectedError {
     pub code: String,
     pub message: String,
+}
+
+/// A host of `options` whose calls run on `tiers`, `Tiers::Compiled` or
+/// `Tiers::Interpreter`, and nowhere else: its tier is checked.
+pub fn host_on(tiers: Tiers, options: Options) -> Host {
+    let host = Host::with_options(Options { tiers, ..options }).expect("host");
+    let tier = match tiers {
+        Tiers::Interpreter => Tier::Interpreter,
+        _ => Tier::Compiled,
+    };
+    assert_eq!(host.tier(), tier);
+    host
 }
 
 /// The repository root (bindings/rust is two levels down).
