@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
@@ -275,12 +274,12 @@ func (sc *scanner) run() bool {
 				word = "false"
 			}
 			if len(b)-i < len(word) {
-				if view(b[i:]) == word[:len(b)-i] {
+				if jsonv.View(b[i:]) == word[:len(b)-i] {
 					sc.s.cut = true
 				}
 				return false
 			}
-			if view(b[i:i+len(word)]) != word {
+			if jsonv.View(b[i:i+len(word)]) != word {
 				return false
 			}
 			i += len(word)
@@ -463,7 +462,7 @@ func (sc *scanner) str(i int) (int, bool) {
 			if !isHex(b[i+2 : i+6]) {
 				return 0, false
 			}
-			u, _ := strconv.ParseUint(view(b[i+2:i+6]), 16, 16)
+			u, _ := strconv.ParseUint(jsonv.View(b[i+2:i+6]), 16, 16)
 			switch {
 			case u >= 0xD800 && u <= 0xDBFF:
 				pendingHigh = sc.flush(pendingHigh)
@@ -551,13 +550,6 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// view is b as a string without a copy, for comparing it or reading it
-// at once: TinyGo allocates a copy for string(b) even there, where the Go
-// compiler does not.
-func view(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
 // beyondFloat64 reports whether a JSON number the scan accepted is beyond
 // the range of a 64-bit float. One without an exponent and with fewer
 // than 309 digits is not (the largest float64 is about 1.8e308), and
@@ -566,7 +558,7 @@ func beyondFloat64(num []byte) bool {
 	if len(num) < 309 && bytes.IndexAny(num, "eE") < 0 {
 		return false
 	}
-	f, _ := strconv.ParseFloat(view(num), 64)
+	f, _ := strconv.ParseFloat(jsonv.View(num), 64)
 	return math.IsInf(f, 0)
 }
 
@@ -587,7 +579,7 @@ func decode(tok []byte) string {
 		}
 	}
 	if plain {
-		return view(s)
+		return jsonv.View(s)
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {

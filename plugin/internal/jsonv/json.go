@@ -263,15 +263,15 @@ func (d *Decoder) value(depth int) (*Value, error) {
 	default:
 		rest := d.data[d.pos:]
 		switch {
-		case len(rest) >= 4 && view(rest[:4]) == "true":
+		case len(rest) >= 4 && View(rest[:4]) == "true":
 			d.pos += 4
 			v := d.newValue(KindBool)
 			v.Bool = true
 			return v, nil
-		case len(rest) >= 5 && view(rest[:5]) == "false":
+		case len(rest) >= 5 && View(rest[:5]) == "false":
 			d.pos += 5
 			return d.newValue(KindBool), nil
-		case len(rest) >= 4 && view(rest[:4]) == "null":
+		case len(rest) >= 4 && View(rest[:4]) == "null":
 			d.pos += 4
 			return d.newValue(KindNull), nil
 		}
@@ -279,9 +279,10 @@ func (d *Decoder) value(depth int) (*Value, error) {
 	}
 }
 
-// view is b as a string without a copy, for comparing it at once: TinyGo
-// allocates a copy for string(b) == s, which the Go compiler does not.
-func view(b []byte) string {
+// View is b as a string without a copy, for comparing it or reading it at
+// once (never to keep: b's bytes may change): TinyGo allocates a copy for
+// string(b) even there, where the Go compiler does not.
+func View(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
@@ -349,22 +350,35 @@ func (d *Decoder) object(depth int) (*Value, error) {
 				}
 			}
 		}
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return nil, d.fail("unexpected end of input in an object")
+		closed, err := d.next('}', "unexpected end of input in an object", "expected ',' or '}' in an object")
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
+		if closed {
 			v.Members = keep(&d.memArena, d.members[start:])
 			d.members = d.members[:start]
 			return v, nil
-		default:
-			return nil, d.fail("expected ',' or '}' in an object")
 		}
 	}
+}
+
+// next reads what follows a member or an item: a comma (false) or end,
+// which closes the object or array (true); truncated and unexpected name
+// the errors for either.
+func (d *Decoder) next(end byte, truncated, unexpected string) (bool, error) {
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false, d.fail(truncated)
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return false, nil
+	case end:
+		d.pos++
+		return true, nil
+	}
+	return false, d.fail(unexpected)
 }
 
 // keep copies an object's members or an array's items into their chunk,
@@ -415,20 +429,14 @@ func (d *Decoder) array(depth int) (*Value, error) {
 			return nil, err
 		}
 		d.items = append(d.items, item)
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return nil, d.fail("unexpected end of input in an array")
+		closed, err := d.next(']', "unexpected end of input in an array", "expected ',' or ']' in an array")
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
+		if closed {
 			v.Arr = keep(&d.itemArena, d.items[start:])
 			d.items = d.items[:start]
 			return v, nil
-		default:
-			return nil, d.fail("expected ',' or ']' in an array")
 		}
 	}
 }
