@@ -34,6 +34,7 @@ func extismInputLength() uint64
 // runExtism serves one Extism export: 0 with the output set, or 1 with the
 // error set to the ABI error object.
 func runExtism(export string) (rc int32) {
+	boundary()
 	defer func() {
 		if p := recover(); p != nil {
 			pdk.SetErrorString(string(dispatch.ErrorJSON(abi.Errorf(abi.CodeInternal, "%s: internal failure", export))))
@@ -138,6 +139,7 @@ const rawErrorFlag = 1 << 31
 //
 //go:wasmexport toolerr_buffer
 func toolerrBuffer(size uint32) uint32 {
+	boundary()
 	if size > abi.MaxRequestBytes+256 {
 		return 0
 	}
@@ -154,6 +156,7 @@ func toolerrBuffer(size uint32) uint32 {
 //
 //go:wasmexport toolerr_call
 func toolerrCall(nameLen, inputLen uint32) (result uint64) {
+	boundary()
 	defer func() {
 		if p := recover(); p != nil {
 			result = rawResult(dispatch.ErrorJSON(abi.Errorf(abi.CodeInternal, "internal failure")), true)
