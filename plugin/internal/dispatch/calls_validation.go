@@ -81,6 +81,12 @@ func (c *call) validationError(r *request, n int, action string, issues []valida
 
 // contract reads the optional "contract" member; the action defaults to
 // the validation error's.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
 	c := present(r.obj, "contract")
 	if c == nil {

@@ -286,6 +286,12 @@ func cutUTF16(s string, units int) string {
 }
 
 // ZodIssue maps one Zod v3 issue, read leniently, to an Issue.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func ZodIssue(v *jsonv.Value) Issue {
 	is := Issue{Path: pathOf(v.Get("path"))}
 	if m := v.Get("message"); m != nil && m.Kind == jsonv.KindString {
@@ -368,6 +374,13 @@ var zodV3Validations = map[string]bool{
 	"email": true, "url": true, "uuid": true, "cuid": true, "datetime": true, "ip": true, "emoji": true, "regex": true,
 }
 
+// zodSuggestion is the suggestion of a Zod issue.
+//
+// Not inlined: a function of its own in the module, one JVM method under
+// HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
+// functions and HotSpot").
+//
+//go:noinline
 func zodSuggestion(v *jsonv.Value) string {
 	code, _ := jsonv.GetString(v, "code")
 	switch code {
