@@ -16,7 +16,9 @@ out="$(realpath -m "${1:?usage: build.sh OUT}")"
 #                    bookkeeping in every function that holds a pointer,
 #                    calls 1.5 to 1.9x faster, the module a fifth smaller
 #   -opt=2           the measured best size/speed trade-off
-#   -no-debug        no DWARF or name section in the shipped bytes
+#   -no-debug        no DWARF in the shipped bytes; the name section stays
+#                    (TinyGo runs wasm-opt with -g), so a trap's backtrace
+#                    names the Go functions, for some 4% of the bytes
 #   -zstack-size     a 1 MiB wasm stack: the 64 KiB default overflowed at a
 #                    nesting depth of 64, and the ABI allows 256
 #   --initial-heap   a 1 MiB heap from the start: with the few KiB the linker
