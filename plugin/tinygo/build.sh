@@ -13,8 +13,8 @@ out="$(realpath -m "${1:?usage: build.sh OUT}")"
 #                    scheduler made every call about 100x slower
 #   -gc=boundary     the conservative collector, run only between calls
 #                    (patches/06-gc-at-boundaries.patch): no stack
-#                    bookkeeping in every function that holds a pointer,
-#                    calls 1.5 to 1.9x faster, the module a fifth smaller
+#                    bookkeeping in every function that holds a pointer
+#                    (RATIONALE.md, "Collecting between calls")
 #   -opt=2           the measured best size/speed trade-off
 #   -no-debug        no DWARF in the shipped bytes; the name section stays
 #                    (TinyGo runs wasm-opt with -g), so a trap's backtrace
