@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/host"
@@ -20,7 +21,13 @@ func TestVectors_Engines(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	interpreted, err := host.NewInterpreted(ctx, host.Options{MaxInstances: 1})
+	// The interpreter runs the module several times slower than the
+	// compiled engines: the heaviest vectors (a JSON Schema check refused
+	// at its work budget, millions of steps) take seconds there, and on a
+	// loaded machine they overran the default 10 s call timeout. What this
+	// test checks is bytes, not time: a generous bound, so that a hang
+	// still fails.
+	interpreted, err := host.NewInterpreted(ctx, host.Options{MaxInstances: 1, CallTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

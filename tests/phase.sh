@@ -2,7 +2,9 @@
 # phase.sh NAME COMMAND...: one phase of `make test`. COMMAND's output goes to
 # bin/test-logs/NAME.log; the phase prints one line: its name, its result,
 # its time and the test counts its runners reported. A failed phase prints
-# the end of its log and fails.
+# the end of its log, then, last (where a reader of only the last lines
+# looks), its failures: what each failed go test printed and go test's
+# FAIL lines and panics, and the other runners' failure lines.
 #   phase.sh --total     prints the counts of every phase since the first
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,5 +44,15 @@ if [ "$status" -eq 0 ]; then
 else
   printf '== %-12s FAILED %4ds  %s (log: %s)\n' "$name" "$took" "$summary" "${log#"$root"/}"
   tail -n 80 "$log"
+  echo "== $name: the failures in its log"
+  # go test -v: what each failed test printed (between its === RUN or
+  # === CONT line and the next ===), then the FAIL lines and panics; the
+  # other runners' failure lines as they stand.
+  awk '
+    FNR == NR { if (match($0, /^ *--- FAIL: [^ ]+/)) { n = substr($0, RSTART, RLENGTH); sub(/^ *--- FAIL: /, "", n); failed[n] = 1 } next }
+    /^=== (RUN|CONT|PAUSE|NAME) / { cur = $3; next }
+    /^ *--- (PASS|FAIL|SKIP): / { if ($0 ~ /--- FAIL/) print; cur = ""; next }
+    cur in failed || /^FAIL\t|^panic: |^not ok |^FAILED |^test .* FAILED$|^error(\[|:)/ { print }
+  ' "$log" "$log" | tail -n 20
   exit "$status"
 fi
