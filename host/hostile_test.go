@@ -17,21 +17,12 @@ import (
 // corpusPath is the hostile-request corpus every host of the module sends.
 const corpusPath = "../tests/hostile/corpus.json"
 
-func loadCorpus(t *testing.T) *hostile.Corpus {
-	t.Helper()
-	c, err := hostile.Load(corpusPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestHostile_Requests sends every request of the hostile corpus through
 // every engine: each gets the corpus's outcome (a typed error or a
 // response) within its bound, and the next valid call answers exactly.
 func TestHostile_Requests(t *testing.T) {
 	ctx := context.Background()
-	corpus := loadCorpus(t)
+	corpus := hostile.MustLoad(t, corpusPath)
 	// The per-call timeout is the corpus's longest bound: a loaded machine
 	// then gives a late answer, which the bound of each case judges, rather
 	// than a TIMEOUT (the deadline tests below check TIMEOUT itself).
@@ -418,7 +409,7 @@ func TestFault_CancelMidCall(t *testing.T) {
 func TestHostile_ErrorsAreTyped(t *testing.T) {
 	h := engines(t)[host.Native]
 	checked := 0
-	for _, tc := range loadCorpus(t).Cases {
+	for _, tc := range hostile.MustLoad(t, corpusPath).Cases {
 		if tc.Error == nil || tc.Error.Code != abi.CodeInvalidRequest {
 			continue
 		}

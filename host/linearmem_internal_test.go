@@ -63,15 +63,12 @@ func TestLinearMemory_Reallocate(t *testing.T) {
 // dropped.
 func TestWazero_CloseDuringAnAbandonedCall(t *testing.T) {
 	ctx := context.Background()
-	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHost(t, Options{Engine: Wazero, MaxInstances: 2})
 	heavy := []byte(`{"text":"<tool_error code='X'><message>m</message>` +
 		strings.Repeat(`<detail key='v' k2='<detail key=' `, (abi.MaxRequestBytes-200)/34) + `"}`)
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
-	_, err = h.Call(callCtx, "parse", heavy)
+	_, err := h.Call(callCtx, "parse", heavy)
 	var abiErr *abi.Error
 	if err == nil {
 		t.Skip("the heavy call finished within 30 ms")

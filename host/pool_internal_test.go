@@ -13,27 +13,12 @@ import (
 // the one used last (its memory still in the CPU's caches), not the one
 // idle longest.
 func TestPool_TakesTheInstanceReleasedLast(t *testing.T) {
-	ctx := context.Background()
-	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	a, err := h.acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := h.acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHost(t, Options{Engine: Wazero, MaxInstances: 2})
+	a, b := mustAcquire(t, h), mustAcquire(t, h)
 	h.release(a)
 	h.release(b)
 	for range 3 {
-		got, err := h.acquire(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := mustAcquire(t, h)
 		if got != b {
 			t.Fatal("got the instance idle longest, want the one released last")
 		}
@@ -49,14 +34,8 @@ func TestPool_TakesTheInstanceReleasedLast(t *testing.T) {
 // Close ends the waits still pending with ErrClosed.
 func TestPool_WaitersGetReleasedInstances(t *testing.T) {
 	ctx := context.Background()
-	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := h.acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHost(t, Options{Engine: Wazero, MaxInstances: 1})
+	held := mustAcquire(t, h)
 	got := make(chan error, 3)
 	for range 3 {
 		go func() {
@@ -80,10 +59,7 @@ func TestPool_WaitersGetReleasedInstances(t *testing.T) {
 		}
 	}
 
-	held, err = h.acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	held = mustAcquire(t, h)
 	cctx, cancel := context.WithCancel(ctx)
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	var abiErr *abi.Error
@@ -115,4 +91,26 @@ func TestPool_WaitersGetReleasedInstances(t *testing.T) {
 	if n := h.liveInstances(); n != 0 {
 		t.Fatalf("live instances %d after Close, want 0", n)
 	}
+}
+
+// newTestHost is New for this package's tests: a failure ends the test,
+// and the host is closed when the test ends (Close again is harmless).
+func newTestHost(t *testing.T, opts Options) *Host {
+	t.Helper()
+	h, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// mustAcquire takes an instance from h's pool; a failure ends the test.
+func mustAcquire(t *testing.T, h *Host) Instance {
+	t.Helper()
+	inst, err := h.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
 }

@@ -27,10 +27,7 @@ import (
 // connection).
 func TestGate_GoSDKReadsWhatPasses(t *testing.T) {
 	h := nativeHost(t)
-	files, err := vectors.Load("../tests/vectors/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := vectors.MustLoad(t, "../tests/vectors/v1")
 	checked := 0
 	for _, f := range files {
 		if f.Export != "gate" {

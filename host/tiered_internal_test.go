@@ -31,10 +31,7 @@ func TestTiered_InterpreterThenCompiledThenCached(t *testing.T) {
 		t.Fatal(abiErr)
 	}
 
-	h, err := New(ctx, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHost(t, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
 	tiered, ok := h.eng.(*tieredEngine)
 	if !ok {
 		t.Fatalf("engine with an empty cache is %T, want *tieredEngine", h.eng)
@@ -93,11 +90,7 @@ func TestTiered_InterpreterThenCompiledThenCached(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h, err = New(ctx, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h = newTestHost(t, Options{Engine: Wazero, MaxInstances: 1, CompilationCacheDir: cache})
 	if _, ok := h.eng.(*wazeroEngine); !ok {
 		t.Fatalf("engine with a filled cache is %T, want *wazeroEngine", h.eng)
 	}
@@ -112,10 +105,7 @@ func TestTiered_InterpreterThenCompiledThenCached(t *testing.T) {
 func TestTiered_CloseWaitsForTheCompile(t *testing.T) {
 	ctx := context.Background()
 	cache := t.TempDir()
-	h, err := New(ctx, Options{Engine: Wazero, CompilationCacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newTestHost(t, Options{Engine: Wazero, CompilationCacheDir: cache})
 	tiered, ok := h.eng.(*tieredEngine)
 	if !ok {
 		t.Fatalf("engine with an empty cache is %T, want *tieredEngine", h.eng)

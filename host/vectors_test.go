@@ -16,10 +16,7 @@ import (
 // wazero's interpreter (the first tier of a start with an empty cache), and
 // demands the output's exact bytes, or the expected error code and message.
 func TestVectors_Engines(t *testing.T) {
-	files, err := vectors.Load("../tests/vectors/v1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := vectors.MustLoad(t, "../tests/vectors/v1")
 	ctx := context.Background()
 	// The interpreter runs the module several times slower than the
 	// compiled engines: the heaviest vectors (a JSON Schema check refused

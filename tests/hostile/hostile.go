@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/toolerr/toolerr/abi"
@@ -140,6 +141,16 @@ func (b Bytes) Build() ([]byte, error) {
 		return nil, fmt.Errorf("built %d bytes, size says %d", out.Len(), *spec.Size)
 	}
 	return out.Bytes(), nil
+}
+
+// MustLoad is Load for a test: an error ends it.
+func MustLoad(t testing.TB, path string) *Corpus {
+	t.Helper()
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // Load reads and checks a corpus file.

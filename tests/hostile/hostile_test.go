@@ -10,10 +10,7 @@ import (
 // export, one outcome, known codes, requests and responses that build to
 // their stated size) and builds the next call.
 func TestCorpus_Lint(t *testing.T) {
-	c, err := hostile.Load("corpus.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hostile.MustLoad(t, "corpus.json")
 	if _, err := c.Next.Request.Build(); err != nil {
 		t.Errorf("next request: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"testing"
 
 	"github.com/toolerr/toolerr/abi"
 
@@ -67,6 +68,16 @@ func (c Case) Request() ([]byte, error) {
 		return nil, fmt.Errorf("vectors: input of %q: %w", c.Description, err)
 	}
 	return b.Bytes(), nil
+}
+
+// MustLoad is Load for a test: an error ends it.
+func MustLoad(t testing.TB, dir string) []File {
+	t.Helper()
+	files, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // Load reads every *.json file of dir (tests/vectors/v1), in name order.

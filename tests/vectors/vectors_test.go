@@ -210,10 +210,7 @@ func TestVectors_Schema(t *testing.T) {
 
 // TestVectors_Count keeps the suite from shrinking unnoticed.
 func TestVectors_Count(t *testing.T) {
-	files, err := vectors.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := vectors.MustLoad(t, dir)
 	n := 0
 	for _, f := range files {
 		n += len(f.Cases)
@@ -226,10 +223,7 @@ func TestVectors_Count(t *testing.T) {
 // TestVectors_Native runs every case through plugin.Call and demands the
 // output's bytes exactly, or the expected error code and message.
 func TestVectors_Native(t *testing.T) {
-	files, err := vectors.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := vectors.MustLoad(t, dir)
 	for _, f := range files {
 		for _, c := range f.Cases {
 			t.Run(f.Export+"/"+c.Description, func(t *testing.T) {
