@@ -20,7 +20,7 @@ const rustOut = "bindings/rust/src/abi_gen.rs"
 var rustHand = map[string]string{
 	"Envelope":            "abi.rs, an enum tagged by kind, each variant with its kind's members (ParsedToolError, ParsedValidationError)",
 	"GateResponse":        "abi.rs, GateVerdict, an enum tagged by verdict, each variant with the member its verdict sets",
-	"CheckResultResponse": "mcp.rs, ClientError, whose kind is null for a result without an envelope",
+	"CheckResultResponse": "mcp.rs, ClientError: its code, severity and message, and the envelope as parse reads it, an Envelope (None for a result without one)",
 	"ContractLockRequest": "abi.rs, generic over any Serialize value it borrows (rmcp's tools, a Lockfile), not a serde_json::Value the caller builds",
 	"ContractDiffRequest": "abi.rs, generic over the Serialize values it borrows, as ContractLockRequest",
 }
@@ -44,8 +44,11 @@ var rustRenamed = map[string]string{"type": "kind"}
 // serde_json::Value, details Details, a list Vec); nullable, an Option
 // always written (null for None); optional, an Option left out when None,
 // or, for a list, details or a boolean that is not a presence, the type
-// itself left out when empty or false. A type whose members all belong to
-// one oneOf group is an enum of them, written {"member": value}.
+// itself left out when empty or false. A struct with an Option left out
+// when None says so once, by serde_with's skip_serializing_none, which
+// leaves out every Option of it that is None but one marked
+// #[serialize_always] (a nullable member). A type whose members all belong
+// to one oneOf group is an enum of them, written {"member": value}.
 //
 // A struct derives Default when its every field has one (an enum has one
 // when a request may leave it out: its first value, the module's default),
@@ -114,6 +117,9 @@ func emitRust(s *Spec) ([]output, error) {
 	if r.value {
 		b.WriteString("use serde_json::Value;\n")
 	}
+	if r.skipNone {
+		b.WriteString("use serde_with::skip_serializing_none;\n")
+	}
 	b.WriteString("\n")
 	b.Write(bytes.TrimRight(body.Bytes(), "\n"))
 	b.WriteString("\n")
@@ -123,9 +129,11 @@ func emitRust(s *Spec) ([]output, error) {
 type rustGen struct {
 	s *Spec
 	// used holds the hand-written types (and Details) the generated ones
-	// name; value, whether one holds a serde_json::Value.
-	used  map[string]bool
-	value bool
+	// name; value, whether one holds a serde_json::Value; skipNone, whether
+	// a struct is skip_serializing_none.
+	used     map[string]bool
+	value    bool
+	skipNone bool
 }
 
 // consts writes the version, the limits, the constants and the policy
@@ -273,6 +281,18 @@ func (r *rustGen) typ(b *bytes.Buffer, t *Type) error {
 		wrap(b, "/// ", fmt.Sprintf("Its Serialize is written by hand (abi.rs): %s.", rustSerializedByHand[t.Name]), 80)
 	}
 	derives = append(derives, "Deserialize")
+	// skip_serializing_none goes before the derive, which must see the
+	// skip_serializing_if it gives each Option.
+	skipNone := false
+	for _, f := range t.Fields {
+		if _, skip := r.fieldType(f); skip == optionSkip && serialize {
+			skipNone = true
+		}
+	}
+	if skipNone {
+		r.skipNone = true
+		b.WriteString("#[skip_serializing_none]\n")
+	}
 	fmt.Fprintf(b, "#[derive(%s)]\n", strings.Join(derives, ", "))
 	var container []string
 	if def {
@@ -302,11 +322,14 @@ func (r *rustGen) typ(b *bytes.Buffer, t *Type) error {
 		if rustRenamed[f.Name] != "" {
 			attrs = append(attrs, fmt.Sprintf("rename = %q", f.Name))
 		}
-		if skip != "" && serialize {
+		if skip != "" && skip != optionSkip && serialize {
 			attrs = append(attrs, fmt.Sprintf("skip_serializing_if = %q", skip))
 		}
 		if len(attrs) > 0 {
 			fmt.Fprintf(b, "    #[serde(%s)]\n", strings.Join(attrs, ", "))
+		}
+		if skipNone && skip == "" && strings.HasPrefix(typ, "Option<") {
+			b.WriteString("    #[serialize_always]\n")
 		}
 		fmt.Fprintf(b, "    pub %s: %s,\n", rustField(f), typ)
 	}
@@ -397,6 +420,10 @@ func (r *rustGen) baseType(f *Field) (string, bool) {
 	return base, list
 }
 
+// optionSkip is the skip_serializing_if of an Option left out when None,
+// which skip_serializing_none gives it.
+const optionSkip = "Option::is_none"
+
 // fieldType is a member's Rust type and the skip_serializing_if that
 // leaves it out when absent ("" when it is always written).
 func (r *rustGen) fieldType(f *Field) (typ, skip string) {
@@ -410,7 +437,7 @@ func (r *rustGen) fieldType(f *Field) (typ, skip string) {
 	case f.Nullable:
 		return "Option<" + base + ">", ""
 	case f.Presence:
-		return "Option<" + base + ">", "Option::is_none"
+		return "Option<" + base + ">", optionSkip
 	case list:
 		return base, "Vec::is_empty"
 	case base == "Details":
@@ -418,7 +445,7 @@ func (r *rustGen) fieldType(f *Field) (typ, skip string) {
 	case base == "bool":
 		return base, "std::ops::Not::not"
 	}
-	return "Option<" + base + ">", "Option::is_none"
+	return "Option<" + base + ">", optionSkip
 }
 
 // typeEq reports whether the type named name can derive Eq: it holds no

@@ -406,6 +406,16 @@ pub enum Envelope {
     ValidationError(ParsedValidationError),
 }
 
+impl Envelope {
+    /// Its recovery, if any.
+    pub fn recovery(&self) -> Option<&str> {
+        match self {
+            Envelope::ToolError(e) => e.recovery.as_deref(),
+            Envelope::ValidationError(e) => e.recovery.as_deref(),
+        }
+    }
+}
+
 /// A `<tool_error>` read back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -4,8 +4,9 @@
 //! request and response types of its exports, as abi/abi.json states them.
 //! `crate::abi` re-exports all of it. The spec's types the binding writes by
 //! hand instead, and where:
-//! - CheckResultResponse: mcp.rs, ClientError, whose kind is null for a result
-//!   without an envelope.
+//! - CheckResultResponse: mcp.rs, ClientError: its code, severity and message,
+//!   and the envelope as parse reads it, an Envelope (None for a result without
+//!   one).
 //! - ContractDiffRequest: abi.rs, generic over the Serialize values it borrows,
 //!   as ContractLockRequest.
 //! - ContractLockRequest: abi.rs, generic over any Serialize value it borrows
@@ -18,6 +19,7 @@
 use crate::abi::{Details, Envelope};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_with::skip_serializing_none;
 
 /// The ABI's major version: a host refuses a module whose major differs.
 pub const ABI_MAJOR: u32 = 1;
@@ -95,6 +97,7 @@ pub struct CallToolResult {
 }
 
 /// The request of tool_error.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ToolErrorRequest {
@@ -104,32 +107,29 @@ pub struct ToolErrorRequest {
     /// `message`: not empty (deviation 7 of `docs/CONTRACT.md`).
     pub message: String,
     /// `suggestion`: rendered as `<recovery>` only when not empty.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
     /// `availableActions`: one `<action>` each; none when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub available_actions: Vec<String>,
     /// `severity`: `error` (default), `critical` or `warning`; `isError` is
     /// false only for `warning`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     /// `details`: values are strings, numbers or booleans; **key order is
     /// kept**.
     #[serde(skip_serializing_if = "Details::is_empty")]
     pub details: Details,
     /// `retryAfter`: rendered only when finite and > 0.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<f64>,
 }
 
 /// The request of simple_error; an absent code renders no code attribute.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SimpleErrorRequest {
     /// `message`.
     pub message: String,
     /// `code`: absent: no `code` attribute.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
 
@@ -142,30 +142,28 @@ pub struct RequiredFieldRequest {
 }
 
 /// The request of internal_error.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct InternalErrorRequest {
     /// `message`: prefixed `[tool/action] ` or `[tool] `.
     pub message: String,
     /// `tool`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// `action`: needs `tool`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
 }
 
 /// The request of tool_failure.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ToolFailureRequest {
     /// `message`: not empty; prefixed `[tool/action] ` or `[tool] `.
     pub message: String,
     /// `tool`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// `action`: needs `tool`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
 }
 
@@ -181,6 +179,7 @@ pub struct UnknownToolRequest {
 }
 
 /// The request of rate_limited.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct RateLimitedRequest {
@@ -191,7 +190,6 @@ pub struct RateLimitedRequest {
     /// `retryAfter`: finite.
     pub retry_after: f64,
     /// `key`: default `__global__`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
 }
 
@@ -225,11 +223,11 @@ pub struct EscapeResponse {
 }
 
 /// One change of a tool's contract.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Delta {
     /// `category`: not rendered.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// `field`.
     pub field: String,
@@ -238,8 +236,10 @@ pub struct Delta {
     /// `description`.
     pub description: String,
     /// `before`: a line when not null.
+    #[serialize_always]
     pub before: Option<String>,
     /// `after`: a line when not null.
+    #[serialize_always]
     pub after: Option<String>,
 }
 
@@ -271,6 +271,7 @@ pub struct Contract {
 
 /// The request of format_validation; issues are the validator's own objects,
 /// passed through as JSON.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FormatValidationRequest {
@@ -279,24 +280,21 @@ pub struct FormatValidationRequest {
     /// `issues`: validator issues (an array of objects), read leniently.
     pub issues: Value,
     /// `args`: what the model sent, for `You sent:`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<Value>,
     /// `dialect`: `zod` (default; Zod v3 and v4 issues), `pydantic`
     /// (`ValidationError.errors()` entries), `jsonschema` (ajv error objects or
     /// 2020-12 basic-output units; `issues` may also be the whole basic-output
     /// object).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
     /// `contract`: contract awareness: the `contract` rows below.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     /// `schema`: `jsonschema` only: the schema the errors refer to, read for
     /// the keyword values basic output leaves out.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<Value>,
 }
 
 /// The request of validate.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ValidateRequest {
@@ -309,19 +307,18 @@ pub struct ValidateRequest {
     /// `args`: the arguments to check.
     pub args: Value,
     /// `contract`: as for `format_validation`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
 }
 
 /// The response of validate: result holds the `<validation_error>` when valid
 /// is false.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ValidateResponse {
     /// `valid`.
     pub valid: bool,
     /// `result`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<CallToolResult>,
 }
 
@@ -436,6 +433,7 @@ pub struct ParsedContract {
 /// The request of server_failure: a server's failed answer to a tools/call of
 /// tool, either the result it gave (with isError true) or the JSON-RPC error
 /// object it answered with, each exactly one JSON value as the server wrote it.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServerFailureRequest {
@@ -444,26 +442,23 @@ pub struct ServerFailureRequest {
     pub tool: String,
     /// `result`: the server's CallToolResult as it wrote it; read leniently (a
     /// `content` that is not an array holds no blocks).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
     /// `error`: the server's JSON-RPC error object; `code` a number, `message`
     /// a string or absent; `data` is not read.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
 }
 
 /// The response of server_failure: pass (send the server's answer on as it is)
 /// or rewrite, with the code of the new envelope and the result to send
 /// instead.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerFailureResponse {
     /// `verdict`.
     pub verdict: FailureVerdict,
     /// `code`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     /// `result`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
 }
 

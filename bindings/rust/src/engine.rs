@@ -16,8 +16,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::{
-    Caller, Config, Engine, EngineWeak, Extern, FuncType, InstancePre, Linker, Memory, Module,
-    Store, Trap, TypedFunc, Val, ValType,
+    Config, Engine, EngineWeak, FuncType, InstancePre, Linker, Module, Store, Trap, ValType,
 };
 
 use crate::abi;
@@ -163,31 +162,21 @@ impl Compiled {
                 .and_then(|f| f.call(&mut store, ()))
                 .map_err(bad)?;
         }
-        let buffer = instance
-            .get_typed_func::<i32, i32>(&mut store, "toolerr_buffer")
-            .map_err(bad)?;
-        let call = instance
-            .get_typed_func::<(i32, i32), i64>(&mut store, "toolerr_call")
-            .map_err(bad)?;
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| Error::trap("toolerr: new instance: the module exports no memory"))?;
+        let exports = Exports::new(store, &instance)
+            .map_err(|e| Error::trap(format!("toolerr: new instance: {e}")))?;
         Ok(Instance {
-            store,
-            buffer,
-            call,
-            memory,
+            exports,
             deadline: self.deadline,
         })
     }
 }
 
+raw::tier!(wasmtime, wasmtime::Error::msg);
+
 /// One instance of the module; runs one call at a time.
 pub(crate) struct Instance {
-    store: Store<()>,
-    buffer: TypedFunc<i32, i32>,
-    call: TypedFunc<(i32, i32), i64>,
-    memory: Memory,
+    exports: Exports,
+    /// Epoch ticks a call may run; `None` for no bound.
     deadline: Option<u64>,
 }
 
@@ -219,28 +208,32 @@ impl RawPath for Instance {
             (deadline, _) => deadline,
         };
         if let Some(ticks) = ticks {
-            self.store.set_epoch_deadline(ticks);
+            self.exports.store.set_epoch_deadline(ticks);
         }
     }
 
     fn buffer(&mut self, size: i32) -> std::result::Result<i32, Outcome> {
         let _running = self.running();
-        self.buffer.call(&mut self.store, size).map_err(stopped)
+        self.exports
+            .buffer
+            .call(&mut self.exports.store, size)
+            .map_err(stopped)
     }
 
     fn invoke(&mut self, name_len: i32, input_len: i32) -> std::result::Result<i64, Outcome> {
         let _running = self.running();
-        self.call
-            .call(&mut self.store, (name_len, input_len))
+        self.exports
+            .call
+            .call(&mut self.exports.store, (name_len, input_len))
             .map_err(stopped)
     }
 
     fn memory(&mut self) -> &mut [u8] {
-        self.memory.data_mut(&mut self.store)
+        self.exports.memory()
     }
 
     fn memory_pages(&self) -> u64 {
-        self.memory.size(&self.store)
+        self.exports.memory_pages()
     }
 }
 
@@ -271,26 +264,7 @@ fn define_imports(linker: &mut Linker<()>, module: &Module) -> wasmtime::Result<
         };
         let returns_errno =
             ty.results().len() == 1 && matches!(ty.results().next(), Some(ValType::I32));
-        linker.func_new(
-            WASI,
-            import.name(),
-            ty,
-            move |mut caller: Caller<'_, ()>, params, results| {
-                let args: Vec<i64> = params
-                    .iter()
-                    .map(|v| v.i64().or(v.i32().map(i64::from)).unwrap_or(0))
-                    .collect();
-                let memory = match caller.get_export("memory") {
-                    Some(Extern::Memory(memory)) => Some(memory.data_mut(&mut caller)),
-                    _ => None,
-                };
-                let errno = raw::wasi(&name, &args, memory).map_err(wasmtime::Error::msg)?;
-                if returns_errno {
-                    results[0] = Val::I32(errno);
-                }
-                Ok(())
-            },
-        )?;
+        linker.func_new(WASI, import.name(), ty, wasi_function(name, returns_errno))?;
     }
     linker.define_unknown_imports_as_traps(module)
 }

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use wasmi::{
-    Caller, CompilationMode, Config, CustomFuelCosts, Engine, Extern, ExternType, FuncType, Linker,
-    Memory, Module, Store, TypedFunc, TypedResumableCall, Val, ValType, WasmParams, WasmResults,
+    CompilationMode, Config, CustomFuelCosts, Engine, ExternType, FuncType, Linker, Module, Store,
+    TypedFunc, TypedResumableCall, ValType, WasmParams, WasmResults,
 };
 
 use crate::engine::INIT_TIMEOUT;
@@ -133,21 +133,10 @@ impl Interpreted {
                 })
             })?;
         }
-        let buffer = instance
-            .get_typed_func::<i32, i32>(&store, "toolerr_buffer")
-            .map_err(|e| bad(e.to_string()))?;
-        let call = instance
-            .get_typed_func::<(i32, i32), i64>(&store, "toolerr_call")
-            .map_err(|e| bad(e.to_string()))?;
-        let memory = instance
-            .get_memory(&store, "memory")
-            .ok_or_else(|| bad("the module exports no memory".into()))?;
+        let exports = Exports::new(store, &instance).map_err(bad)?;
         self.live.fetch_add(1, Ordering::SeqCst);
         Ok(Instance {
-            store,
-            buffer,
-            call,
-            memory,
+            exports,
             timeout: self.timeout,
             deadline: None,
             live: Arc::clone(&self.live),
@@ -157,12 +146,11 @@ impl Interpreted {
     }
 }
 
+raw::tier!(wasmi, wasmi::Error::new);
+
 /// One instance of the module on wasmi; runs one call at a time.
 pub(crate) struct Instance {
-    store: Store<()>,
-    buffer: TypedFunc<i32, i32>,
-    call: TypedFunc<(i32, i32), i64>,
-    memory: Memory,
+    exports: Exports,
     timeout: Option<Duration>,
     /// The deadline of the call running now, `toolerr_buffer` included.
     deadline: Option<Instant>,
@@ -187,7 +175,7 @@ impl Instance {
     ) -> std::result::Result<R, Outcome> {
         let handoff = self.handoff.as_deref();
         run(
-            &mut self.store,
+            &mut self.exports.store,
             &func,
             params,
             self.fuel,
@@ -207,19 +195,19 @@ impl RawPath for Instance {
     }
 
     fn buffer(&mut self, size: i32) -> std::result::Result<i32, Outcome> {
-        self.run(self.buffer, size)
+        self.run(self.exports.buffer, size)
     }
 
     fn invoke(&mut self, name_len: i32, input_len: i32) -> std::result::Result<i64, Outcome> {
-        self.run(self.call, (name_len, input_len))
+        self.run(self.exports.call, (name_len, input_len))
     }
 
     fn memory(&mut self) -> &mut [u8] {
-        self.memory.data_mut(&mut self.store)
+        self.exports.memory()
     }
 
     fn memory_pages(&self) -> u64 {
-        self.memory.size(&self.store)
+        self.exports.memory_pages()
     }
 }
 
@@ -302,26 +290,7 @@ fn define_imports(
             None => imported.clone(),
         };
         let returns_errno = matches!(ty.results(), [ValType::I32]);
-        linker.func_new(
-            WASI,
-            import.name(),
-            ty,
-            move |mut caller: Caller<'_, ()>, params, results| {
-                let args: Vec<i64> = params
-                    .iter()
-                    .map(|v| v.i64().or(v.i32().map(i64::from)).unwrap_or(0))
-                    .collect();
-                let memory = caller
-                    .get_export("memory")
-                    .and_then(Extern::into_memory)
-                    .map(|memory| memory.data_mut(&mut caller));
-                let errno = raw::wasi(&name, &args, memory).map_err(wasmi::Error::new)?;
-                if returns_errno {
-                    results[0] = Val::I32(errno);
-                }
-                Ok(())
-            },
-        )?;
+        linker.func_new(WASI, import.name(), ty, wasi_function(name, returns_errno))?;
     }
     Ok(())
 }

@@ -8,12 +8,10 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use futures::FutureExt;
-use serde::Deserialize;
 use rmcp::model::{CallToolResult as McpResult, ContentBlock};
+use serde::Deserialize;
 
-use crate::abi::{
-    self, CallToolResult, CheckResultRequest, Details, Field, InternalErrorRequest, ParsedContract,
-};
+use crate::abi::{self, CallToolResult, CheckResultRequest, Envelope, InternalErrorRequest};
 use crate::builder::ToolError;
 use crate::error::Result;
 use crate::host::{Host, host};
@@ -160,10 +158,11 @@ impl Host {
     }
 
     /// Returns `result` when it succeeded (warnings included) and a
-    /// [`ClientError`] when `isError` is set, as the module's `check_result`
-    /// projects it: a tool error's own code and message, `VALIDATION_ERROR`
-    /// for a validation error, `UNKNOWN` and the first text block when there
-    /// is no envelope.
+    /// [`ClientError`] when `isError` is set: its code, severity and message
+    /// as the module's `check_result` projects them (a tool error's own,
+    /// `VALIDATION_ERROR` for a validation error, `UNKNOWN` and the first
+    /// text block when there is no envelope), and the envelope as
+    /// [`Host::parse_result`] reads it.
     pub fn check(&self, result: McpResult) -> std::result::Result<McpResult, ClientError> {
         if !result.is_error.unwrap_or(false) {
             return Ok(result);
@@ -171,11 +170,21 @@ impl Host {
         let request = CheckResultRequest {
             result: CallToolResult::from(&result),
         };
-        match self.call_json::<_, CheckResultResponse>("check_result", &request) {
-            Ok(CheckResultResponse { client_error: None }) => Ok(result),
-            Ok(CheckResultResponse {
-                client_error: Some(err),
-            }) => Err(ClientError { raw: result, ..err }),
+        let read = self
+            .call_json::<_, CheckResultResponse>("check_result", &request)
+            .and_then(|response| match response.client_error {
+                None => Ok(None),
+                Some(p) => Ok(Some((p, self.parse_result(&request.result)?))),
+            });
+        match read {
+            Ok(None) => Ok(result),
+            Ok(Some((p, envelope))) => Err(ClientError {
+                code: p.code,
+                severity: p.severity,
+                message: p.message,
+                envelope,
+                raw: result,
+            }),
             Err(_) => Err(ClientError::unread(result)),
         }
     }
@@ -186,12 +195,22 @@ impl Host {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CheckResultResponse {
-    client_error: Option<ClientError>,
+    client_error: Option<Projection>,
+}
+
+/// What a [`ClientError`] takes of `check_result`'s `clientError`: the
+/// projection. Its other members are the envelope's, which `parse` reads
+/// whole, as an [`Envelope`] (`check_result` leaves out a tool error's
+/// `isError`).
+#[derive(Deserialize)]
+struct Projection {
+    code: String,
+    severity: String,
+    message: String,
 }
 
 /// What a [`ClientError`] was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(from = "Option<String>")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientErrorKind {
     /// A `<tool_error>`.
     ToolError,
@@ -201,24 +220,11 @@ pub enum ClientErrorKind {
     NoEnvelope,
 }
 
-impl From<Option<String>> for ClientErrorKind {
-    /// `check_result`'s `kind`.
-    fn from(kind: Option<String>) -> ClientErrorKind {
-        match kind.as_deref() {
-            Some("tool_error") => ClientErrorKind::ToolError,
-            Some("validation_error") => ClientErrorKind::ValidationError,
-            _ => ClientErrorKind::NoEnvelope,
-        }
-    }
-}
-
 /// A tool's failure as a client sees it: the module's `check_result`
-/// projection of an `isError` result.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// projection of an `isError` result, the same in every binding, and the
+/// envelope it was read from.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClientError {
-    /// What it was read from.
-    pub kind: ClientErrorKind,
     /// The tool error's code; `VALIDATION_ERROR` for a validation error;
     /// `UNKNOWN` with no envelope.
     pub code: String,
@@ -227,27 +233,13 @@ pub struct ClientError {
     /// The message. For a validation error, `invalid arguments for ACTION:
     /// f1, f2`; with no envelope, the first text block's text.
     pub message: String,
-    /// The recovery, if any.
-    pub recovery: Option<String>,
-    /// The tools the model may call next.
-    pub available_actions: Vec<String>,
-    /// The details, as text, in order.
-    pub details: Details,
-    /// Seconds to wait, if any.
-    pub retry_after: Option<f64>,
-    /// The action of a validation error.
-    pub action: Option<String>,
-    /// The fields of a validation error.
-    pub fields: Vec<Field>,
-    /// The `<contract_awareness>` block of a validation error, if any.
-    pub contract: Option<ParsedContract>,
+    /// The envelope, as [`parse`](crate::parse) reads it: a tool error's
+    /// recovery, actions, details and retry_after, or a validation error's
+    /// action, fields, recovery and contract; `None` for a result with no
+    /// envelope (or one that could not be read).
+    pub envelope: Option<Envelope>,
     /// The result as received.
-    #[serde(skip, default = "no_result")]
     pub raw: McpResult,
-}
-
-fn no_result() -> McpResult {
-    McpResult::success(Vec::new())
 }
 
 impl ClientError {
@@ -255,19 +247,26 @@ impl ClientError {
     /// or refused the result): `UNKNOWN`, with the result's text.
     fn unread(raw: McpResult) -> ClientError {
         ClientError {
-            kind: ClientErrorKind::NoEnvelope,
             code: "UNKNOWN".into(),
             severity: "error".into(),
             message: CallToolResult::from(&raw).text().to_string(),
-            recovery: None,
-            available_actions: Vec::new(),
-            details: Details::new(),
-            retry_after: None,
-            action: None,
-            fields: Vec::new(),
-            contract: None,
+            envelope: None,
             raw,
         }
+    }
+
+    /// What it was read from.
+    pub fn kind(&self) -> ClientErrorKind {
+        match self.envelope {
+            Some(Envelope::ToolError(_)) => ClientErrorKind::ToolError,
+            Some(Envelope::ValidationError(_)) => ClientErrorKind::ValidationError,
+            None => ClientErrorKind::NoEnvelope,
+        }
+    }
+
+    /// The envelope's recovery, if any.
+    pub fn recovery(&self) -> Option<&str> {
+        self.envelope.as_ref().and_then(Envelope::recovery)
     }
 }
 
@@ -275,7 +274,7 @@ impl fmt::Display for ClientError {
     /// `CODE: message (recovery: …)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code, self.message)?;
-        if let Some(recovery) = &self.recovery {
+        if let Some(recovery) = self.recovery() {
             write!(f, " (recovery: {recovery})")?;
         }
         Ok(())

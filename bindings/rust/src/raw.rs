@@ -6,6 +6,8 @@
 //! engine.rs runs the module's exports on Wasmtime's compiled code,
 //! interp.rs on wasmi; [`call`] is the protocol of a call over them
 //! ([`RawPath`]), and [`wasi`] what the imports do with the module's memory.
+//! `tier!` writes, in each of them, what they do alike over their runtime's
+//! API: finding the exports, and the WASI imports' host function.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::OnceLock;
@@ -62,6 +64,93 @@ pub(crate) trait RawPath {
     /// The instance's linear memory now, in 64 KiB pages.
     fn memory_pages(&self) -> u64;
 }
+
+/// Declares in a tier's module what both tiers write alike over their
+/// runtime, Wasmtime or wasmi (whose API follows Wasmtime's, with the same
+/// names): `Exports`, an instance's store and what the raw path uses in it,
+/// and `wasi_function`, the host function of a WASI import. `$error` makes
+/// the runtime's error of a message: `raw::tier!(wasmtime,
+/// wasmtime::Error::msg)`, `raw::tier!(wasmi, wasmi::Error::new)`.
+macro_rules! tier {
+    ($runtime:ident, $error:path) => {
+        /// An instance's store, its `toolerr_buffer` and `toolerr_call`, and
+        /// its memory.
+        struct Exports {
+            store: $runtime::Store<()>,
+            buffer: $runtime::TypedFunc<i32, i32>,
+            call: $runtime::TypedFunc<(i32, i32), i64>,
+            memory: $runtime::Memory,
+        }
+
+        impl Exports {
+            /// Looks them up in `instance`, started in `store`; the error
+            /// says what is missing.
+            fn new(
+                mut store: $runtime::Store<()>,
+                instance: &$runtime::Instance,
+            ) -> ::std::result::Result<Exports, String> {
+                let buffer = instance
+                    .get_typed_func::<i32, i32>(&mut store, "toolerr_buffer")
+                    .map_err(|e| format!("{e:#}"))?;
+                let call = instance
+                    .get_typed_func::<(i32, i32), i64>(&mut store, "toolerr_call")
+                    .map_err(|e| format!("{e:#}"))?;
+                let memory = instance
+                    .get_memory(&mut store, "memory")
+                    .ok_or("the module exports no memory")?;
+                Ok(Exports {
+                    store,
+                    buffer,
+                    call,
+                    memory,
+                })
+            }
+
+            /// [`RawPath::memory`](crate::raw::RawPath::memory).
+            fn memory(&mut self) -> &mut [u8] {
+                self.memory.data_mut(&mut self.store)
+            }
+
+            /// [`RawPath::memory_pages`](crate::raw::RawPath::memory_pages).
+            fn memory_pages(&self) -> u64 {
+                self.memory.size(&self.store)
+            }
+        }
+
+        /// The host function of the WASI import `name`:
+        /// [`raw::wasi`](crate::raw::wasi) on its arguments and the
+        /// module's memory, its errno the function's result where
+        /// `returns_errno`.
+        fn wasi_function(
+            name: String,
+            returns_errno: bool,
+        ) -> impl Fn(
+            $runtime::Caller<'_, ()>,
+            &[$runtime::Val],
+            &mut [$runtime::Val],
+        ) -> ::std::result::Result<(), $runtime::Error>
+        + Send
+        + Sync
+        + 'static {
+            move |mut caller, params, results| {
+                let args: Vec<i64> = params
+                    .iter()
+                    .map(|v| v.i64().or(v.i32().map(i64::from)).unwrap_or(0))
+                    .collect();
+                let memory = caller
+                    .get_export("memory")
+                    .and_then($runtime::Extern::into_memory)
+                    .map(|memory| memory.data_mut(&mut caller));
+                let errno = $crate::raw::wasi(&name, &args, memory).map_err($error)?;
+                if returns_errno {
+                    results[0] = $runtime::Val::I32(errno);
+                }
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use tier;
 
 /// Runs `export` on `request` on `instance`, whose request buffer is `held`,
 /// bounded by the call timeout, or by `within` instead where given (what is

@@ -4,7 +4,7 @@
 mod common;
 use common::INTERNAL_RECOVERY;
 use rmcp::model::{CallToolResult, ContentBlock};
-use toolerr::{ClientErrorKind, HandlerError, Host, Severity, tool_error};
+use toolerr::{ClientErrorKind, Envelope, HandlerError, Host, Severity, tool_error};
 
 const FORBIDDEN: &str = "<tool_error code=\"FORBIDDEN\" severity=\"critical\">\n<message>Voiding invoices requires the billing-admin role</message>\n</tool_error>";
 
@@ -172,14 +172,17 @@ fn check_turns_results_into_client_errors() {
         .details([("requestedId", "inv_999")])
         .into();
     let err = toolerr::check(not_found.clone()).unwrap_err();
-    assert_eq!(err.kind, ClientErrorKind::ToolError);
+    assert_eq!(err.kind(), ClientErrorKind::ToolError);
     assert_eq!(
         (err.code.as_str(), err.severity.as_str()),
         ("NOT_FOUND", "error")
     );
-    assert_eq!(err.available_actions, ["billing.list_invoices"]);
+    let Some(Envelope::ToolError(envelope)) = &err.envelope else {
+        panic!("{:?}", err.envelope);
+    };
+    assert_eq!(envelope.available_actions, ["billing.list_invoices"]);
     assert_eq!(
-        err.details.get("requestedId").and_then(|v| v.as_str()),
+        envelope.details.get("requestedId").and_then(|v| v.as_str()),
         Some("inv_999")
     );
     assert_eq!(err.raw, not_found);
@@ -199,33 +202,39 @@ fn check_turns_results_into_client_errors() {
     })
     .unwrap();
     let err = toolerr::check(validation).unwrap_err();
-    assert_eq!(err.kind, ClientErrorKind::ValidationError);
+    assert_eq!(err.kind(), ClientErrorKind::ValidationError);
     assert_eq!(err.code, "VALIDATION_ERROR");
     assert_eq!(
         err.message,
         "invalid arguments for billing.pay_invoice: amount, currency"
     );
+    let Some(Envelope::ValidationError(envelope)) = &err.envelope else {
+        panic!("{:?}", err.envelope);
+    };
     assert_eq!(
-        err.fields[0].message,
+        envelope.fields[0].message,
         "Required You sent: (missing). Expected type: number."
     );
 
     let bare = CallToolResult::error(vec![ContentBlock::text("something broke")]);
     let err = toolerr::check(bare).unwrap_err();
     assert_eq!(
-        (err.kind, err.code.as_str(), err.message.as_str()),
+        (err.kind(), err.code.as_str(), err.message.as_str()),
         (ClientErrorKind::NoEnvelope, "UNKNOWN", "something broke")
     );
 
     let two = CallToolResult::error(vec![ContentBlock::text("first"), ContentBlock::text("second")]);
     let err = toolerr::check(two).unwrap_err();
-    assert_eq!((err.message.as_str(), err.action.as_deref()), ("first", None));
+    assert_eq!((err.message.as_str(), &err.envelope), ("first", &None));
 
     let aware = CallToolResult::error(vec![ContentBlock::text("<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>")]);
     let err = toolerr::check(aware).unwrap_err();
     assert_eq!(err.message, "invalid arguments for pay: currency");
-    assert_eq!(err.action.as_deref(), Some("pay"));
-    let contract = err.contract.expect("the contract awareness block");
+    let Some(Envelope::ValidationError(envelope)) = err.envelope else {
+        panic!("{:?}", err.envelope);
+    };
+    assert_eq!(envelope.action, "pay");
+    let contract = envelope.contract.expect("the contract awareness block");
     assert_eq!(contract.changes[0].field, "actions.pay.currency");
 }
 

@@ -180,21 +180,21 @@ fn check_answer(c: &Call, res: CallToolResult) -> Vec<String> {
             return failures;
         }
     };
-    if ce.kind != kind
+    if ce.kind() != kind
         || ce.code != e.code
         || ce.severity != e.severity
-        || ce.recovery.is_some() != e.recovery
+        || ce.recovery().is_some() != e.recovery
     {
         failures.push(format!(
             "check: kind {:?} code {} severity {} recovery {}",
-            ce.kind,
+            ce.kind(),
             ce.code,
             ce.severity,
-            ce.recovery.is_some()
+            ce.recovery().is_some()
         ));
     }
     // What is read back is what the text says.
-    if let Some(r) = &ce.recovery {
+    if let Some(r) = ce.recovery() {
         if !first.contains(&format!("\n<recovery>{}</recovery>\n", content(r))) {
             failures.push(format!("recovery {r:?} is not the text's"));
         }
@@ -202,31 +202,33 @@ fn check_answer(c: &Call, res: CallToolResult) -> Vec<String> {
     if e.message.as_ref().is_some_and(|m| *m != ce.message) {
         failures.push(format!("message {:?}, want {:?}", ce.message, e.message));
     }
-    if kind == ClientErrorKind::ToolError
-        && !first.contains(&format!("\n<message>{}</message>\n", content(&ce.message)))
-    {
-        failures.push(format!("message {:?} is not the text's", ce.message));
-    }
-    if e.actions
-        .as_ref()
-        .is_some_and(|a| *a != ce.available_actions)
-    {
-        failures.push(format!("actions {:?}", ce.available_actions));
-    }
-    if e.details.as_ref().is_some_and(|d| *d != ce.details) {
-        failures.push(format!("details {:?}", ce.details));
-    }
-    if e.retry_after.is_some() && e.retry_after != ce.retry_after {
-        failures.push(format!("retry_after {:?}", ce.retry_after));
-    }
-    if kind != ClientErrorKind::ValidationError {
-        return failures;
-    }
-    let names: Vec<String> = ce.fields.iter().map(|f| f.name.clone()).collect();
+    let v = match &ce.envelope {
+        Some(Envelope::ToolError(t)) => {
+            if !first.contains(&format!("\n<message>{}</message>\n", content(&ce.message))) {
+                failures.push(format!("message {:?} is not the text's", ce.message));
+            }
+            if e.actions
+                .as_ref()
+                .is_some_and(|a| *a != t.available_actions)
+            {
+                failures.push(format!("actions {:?}", t.available_actions));
+            }
+            if e.details.as_ref().is_some_and(|d| *d != t.details) {
+                failures.push(format!("details {:?}", t.details));
+            }
+            if e.retry_after.is_some() && e.retry_after != t.retry_after {
+                failures.push(format!("retry_after {:?}", t.retry_after));
+            }
+            return failures;
+        }
+        Some(Envelope::ValidationError(v)) => v,
+        None => return failures,
+    };
+    let names: Vec<String> = v.fields.iter().map(|f| f.name.clone()).collect();
     if Some(&names) != e.fields.as_ref() {
         failures.push(format!("fields {names:?}"));
     }
-    for f in &ce.fields {
+    for f in &v.fields {
         let line = format!(
             "\n<field name=\"{}\">{}</field>\n",
             attr(&f.name),
@@ -236,28 +238,20 @@ fn check_answer(c: &Call, res: CallToolResult) -> Vec<String> {
             failures.push(format!("field {f:?} is not the text's"));
         }
     }
-    if ce.recovery.as_deref() != Some(VALIDATION_RECOVERY) {
-        failures.push(format!("recovery {:?}", ce.recovery));
+    if v.recovery.as_deref() != Some(VALIDATION_RECOVERY) {
+        failures.push(format!("recovery {:?}", v.recovery));
     }
-    match toolerr::parse(first) {
-        Ok(Some(Envelope::ValidationError(v))) => {
-            let contract = v.contract.as_ref().map(|c| c.max_severity.clone());
-            if v.action != c.tool || contract != e.contract {
-                failures.push(format!(
-                    "action {}, contract awareness {contract:?}",
-                    v.action
-                ));
-            }
-            if let Some(pc) = &v.contract {
-                if pc.tool != c.tool
-                    || pc.action != c.tool
-                    || pc.change_count != pc.changes.len() as u64
-                {
-                    failures.push(format!("contract {pc:?}"));
-                }
-            }
+    let contract = v.contract.as_ref().map(|c| c.max_severity.clone());
+    if v.action != c.tool || contract != e.contract {
+        failures.push(format!(
+            "action {}, contract awareness {contract:?}",
+            v.action
+        ));
+    }
+    if let Some(pc) = &v.contract {
+        if pc.tool != c.tool || pc.action != c.tool || pc.change_count != pc.changes.len() as u64 {
+            failures.push(format!("contract {pc:?}"));
         }
-        other => failures.push(format!("parse = {other:?}")),
     }
     failures
 }
