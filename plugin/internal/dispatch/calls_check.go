@@ -17,19 +17,10 @@ import (
 // block. Every binding builds its client error from this, so the rule has
 // one home.
 func callCheckResult(c *call, r *request) *abi.Error {
-	result := r.obj.Get("result")
-	if result == nil {
-		return r.fail(`"result" is required`)
-	}
-	if err := r.checkResult(result); err != nil {
-		return err
-	}
-	isError := false
-	if v := present(result, "isError"); v != nil {
-		if v.Kind != jsonv.KindBool {
-			return r.wrongType("result.isError", "a boolean", v)
-		}
-		isError = v.Bool
+	result := r.checkResult(r.required(r.obj, "", "result"))
+	isError := r.optionalBool(result, "result.", "isError")
+	if r.err != nil {
+		return r.err
 	}
 	w := jsonv.Writer{B: c.out}
 	if !isError {

@@ -9,9 +9,9 @@ import (
 )
 
 func callContractLock(c *call, r *request) *abi.Error {
-	l, err := r.contractOf("tools", r.obj.Get("tools"))
-	if err != nil {
-		return err
+	l := r.contractOf("tools", r.obj.Get("tools"))
+	if r.err != nil {
+		return r.err
 	}
 	c.out = l.AppendJSON(c.out)
 	return nil
@@ -44,17 +44,11 @@ func writeDeltas(w *jsonv.Writer, deltas []contract.Delta) {
 }
 
 func callContractDiff(c *call, r *request) *abi.Error {
-	before, err := r.contractOf("before", r.obj.Get("before"))
-	if err != nil {
-		return err
-	}
-	after, err := r.contractOf("after", r.obj.Get("after"))
-	if err != nil {
-		return err
-	}
-	deltas, err := r.diff(before, after)
-	if err != nil {
-		return err
+	before := r.contractOf("before", r.obj.Get("before"))
+	after := r.contractOf("after", r.obj.Get("after"))
+	deltas := r.diff(before, after)
+	if r.err != nil {
+		return r.err
 	}
 	w := jsonv.Writer{B: c.out}
 	w.Raw(`{"deltas":`)
@@ -73,20 +67,27 @@ func callContractDiff(c *call, r *request) *abi.Error {
 }
 
 // diff is contract.CachedDiff, its budget's refusal as REQUEST_TOO_LARGE.
-func (r *request) diff(before, after *contract.Lockfile) ([]contract.Delta, *abi.Error) {
+func (r *request) diff(before, after *contract.Lockfile) []contract.Delta {
+	if r.err != nil {
+		return nil
+	}
 	deltas, err := contract.CachedDiff(before, after)
 	if err != nil {
-		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: %s", r.export, err.Error())
+		r.record(abi.Errorf(abi.CodeRequestTooLarge, "%s: %s", r.export, err.Error()))
+		return nil
 	}
-	return deltas, nil
+	return deltas
 }
 
 // contractOf reads a lockfile, a tools array or a tools/list result from
 // the request member field.
-func (r *request) contractOf(field string, v *jsonv.Value) (*contract.Lockfile, *abi.Error) {
+func (r *request) contractOf(field string, v *jsonv.Value) *contract.Lockfile {
+	if r.err != nil {
+		return nil
+	}
 	l, err := contract.ReadContract(field, v)
 	if err != nil {
-		return nil, r.fail("%s", err.Error())
+		r.fail("%s", err.Error())
 	}
-	return l, nil
+	return l
 }

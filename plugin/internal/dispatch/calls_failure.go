@@ -24,13 +24,10 @@ var protocolCodes = []float64{-32700, -32600, -32601, -32602}
 // feeds) as its message after "[tool] ", the code and recovery its words
 // name (failure.Classify), and the result's other blocks and members kept.
 func callServerFailure(c *call, r *request) *abi.Error {
-	tool, err := r.requiredString(r.obj, "", "tool")
-	if err != nil {
-		return err
-	}
-	result, rpcError := present(r.obj, "result"), present(r.obj, "error")
-	if (result == nil) == (rpcError == nil) {
-		return r.fail(`give exactly one of "result" and "error"`)
+	tool := r.requiredString(r.obj, "", "tool")
+	result, rpcError := r.optional(r.obj, "result"), r.optional(r.obj, "error")
+	if !r.check((result == nil) != (rpcError == nil), `give exactly one of "result" and "error"`) {
+		return r.err
 	}
 	if rpcError != nil {
 		return c.serverRPCError(r, tool, rpcError)

@@ -1,17 +1,15 @@
 package dispatch
 
 import (
-	"strconv"
-
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 	"github.com/toolerr/toolerr/plugin/internal/parse"
 )
 
 func callParse(c *call, r *request) *abi.Error {
-	text, hasText, err := r.parseSource()
-	if err != nil {
-		return err
+	text, hasText := r.parseSource()
+	if r.err != nil {
+		return r.err
 	}
 	var env *parse.Envelope
 	if hasText {
@@ -27,42 +25,36 @@ func callParse(c *call, r *request) *abi.Error {
 	return nil
 }
 
-// parseSource reads exactly one of "text" and "result".
-func (r *request) parseSource() (string, bool, *abi.Error) {
+// parseSource reads exactly one of "text" and "result": the text, and
+// whether it was given.
+func (r *request) parseSource() (string, bool) {
 	text, result := r.obj.Get("text"), r.obj.Get("result")
 	switch {
 	case text != nil && result != nil:
-		return "", false, r.fail(`give either "text" or "result", not both`)
+		r.fail(`give either "text" or "result", not both`)
 	case text != nil:
-		if text.Kind != jsonv.KindString {
-			return "", false, r.wrongType("text", "a string", text)
+		if s := r.typed(text, jsonv.KindString, "", "text", "a string"); s != nil {
+			return s.Str, true
 		}
-		return text.Str, true, nil
 	case result == nil:
-		return "", false, r.fail(`"text" or "result" is required`)
+		r.fail(`"text" or "result" is required`)
+	default:
+		r.checkResult(result)
 	}
-	return "", false, r.checkResult(result)
+	return "", false
 }
 
-// checkResult checks the shape parse and check_result read of a
-// CallToolResult: an object whose content is an array of objects.
-func (r *request) checkResult(result *jsonv.Value) *abi.Error {
-	if result.Kind != jsonv.KindObject {
-		return r.wrongType("result", "an object", result)
+// checkResult returns result when it has the shape parse and check_result
+// read of a CallToolResult, an object whose content is an array of objects;
+// else nil, after recording what is wrong unless result is nil.
+func (r *request) checkResult(result *jsonv.Value) *jsonv.Value {
+	if r.typed(result, jsonv.KindObject, "", "result", "an object") != nil {
+		r.objects("result.content", r.required(result, "result.", "content"))
 	}
-	content := result.Get("content")
-	if content == nil {
-		return r.fail(`"result.content" is required`)
+	if r.err != nil {
+		return nil
 	}
-	if content.Kind != jsonv.KindArray {
-		return r.wrongType("result.content", "an array", content)
-	}
-	for i, block := range content.Arr {
-		if block.Kind != jsonv.KindObject {
-			return r.wrongType("result.content["+strconv.Itoa(i)+"]", "an object", block)
-		}
-	}
-	return nil
+	return result
 }
 
 // parseResult reads the first text block of the result that holds an

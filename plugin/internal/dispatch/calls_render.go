@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
 	"github.com/toolerr/toolerr/plugin/internal/failure"
@@ -14,8 +13,9 @@ import (
 func callToolError(c *call, r *request) *abi.Error {
 	t := &c.tool
 	*t = render.ToolError{Actions: t.Actions[:0], Details: t.Details[:0]}
-	if err := r.toolError(t); err != nil {
-		return err
+	r.toolError(t)
+	if r.err != nil {
+		return r.err
 	}
 	c.scratch = render.AppendToolError(slices.Grow(c.scratch[:0], t.RenderedSize()), t)
 	c.toolResult(c.scratchText(), t.IsError())
@@ -23,106 +23,67 @@ func callToolError(c *call, r *request) *abi.Error {
 }
 
 // toolError reads the request into t, whose slices it appends to.
-func (r *request) toolError(t *render.ToolError) *abi.Error {
+func (r *request) toolError(t *render.ToolError) {
 	o := r.obj
-	var err *abi.Error
-	if t.Code, err = r.requiredString(o, "", "code"); err != nil {
-		return err
-	}
-	if t.Code == "" {
-		return r.fail(`"code" must not be empty`)
-	}
-	if t.Message, err = r.requiredString(o, "", "message"); err != nil {
-		return err
-	}
-	if t.Message == "" {
-		return r.fail(`"message" must not be empty`)
-	}
-	if s, err := r.optionalString(o, "", "suggestion"); err != nil {
-		return err
-	} else if s != nil {
-		t.Suggestion = *s
-	}
-	if a := present(o, "availableActions"); a != nil {
-		if a.Kind != jsonv.KindArray {
-			return r.wrongType("availableActions", "an array of strings", a)
-		}
-		for i, item := range a.Arr {
-			if item.Kind != jsonv.KindString {
-				return r.wrongType("availableActions["+strconv.Itoa(i)+"]", "a string", item)
-			}
-			t.Actions = append(t.Actions, item.Str)
-		}
-	}
-	if s, err := r.optionalString(o, "", "severity"); err != nil {
-		return err
-	} else if s != nil {
-		if err := r.oneOf("severity", *s, abi.Severities...); err != nil {
-			return err
-		}
+	t.Code = r.requiredString(o, "", "code")
+	r.check(t.Code != "", `"code" must not be empty`)
+	t.Message = r.requiredString(o, "", "message")
+	r.check(t.Message != "", `"message" must not be empty`)
+	t.Suggestion = r.stringOr(o, "", "suggestion", "")
+	t.Actions = r.appendStrings(t.Actions, "availableActions", r.optional(o, "availableActions"))
+	if s := r.optionalString(o, "", "severity"); s != nil {
+		r.oneOf("", "severity", *s, abi.Severities...)
 		t.Severity = *s
 	}
-	if d := present(o, "details"); d != nil {
-		if d.Kind != jsonv.KindObject {
-			return r.wrongType("details", "an object", d)
-		}
+	if d := r.typed(r.optional(o, "details"), jsonv.KindObject, "", "details", "an object"); d != nil {
 		t.Details = slices.Grow(t.Details, len(d.Members))
 		for _, m := range d.Members {
 			switch m.Value.Kind {
 			case jsonv.KindString, jsonv.KindNumber, jsonv.KindBool:
 				t.Details = append(t.Details, render.Detail{Key: m.Key, Value: m.Value})
 			default:
-				return r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
+				r.wrongType("details."+m.Key, "a string, number or boolean", m.Value)
+				return
 			}
 		}
 	}
-	if v := present(o, "retryAfter"); v != nil {
-		if v.Kind != jsonv.KindNumber {
-			return r.wrongType("retryAfter", "a number", v)
-		}
+	if v := r.typed(r.optional(o, "retryAfter"), jsonv.KindNumber, "", "retryAfter", "a number"); v != nil {
 		t.RetryAfter = v.Num
 	}
-	return nil
 }
 
 func callSimpleError(c *call, r *request) *abi.Error {
-	message, err := r.requiredString(r.obj, "", "message")
-	if err != nil {
-		return err
-	}
-	code, err := r.optionalString(r.obj, "", "code")
-	if err != nil {
-		return err
+	message := r.requiredString(r.obj, "", "message")
+	code := r.optionalString(r.obj, "", "code")
+	if r.err != nil {
+		return r.err
 	}
 	c.toolResult(render.RenderSimpleError(message, code), true)
 	return nil
 }
 
 func callRequiredField(c *call, r *request) *abi.Error {
-	field, err := r.requiredString(r.obj, "", "field")
-	if err != nil {
-		return err
+	field := r.requiredString(r.obj, "", "field")
+	if r.err != nil {
+		return r.err
 	}
 	c.toolResult(render.RenderRequiredField(field), true)
 	return nil
 }
 
 func callInternalError(c *call, r *request) *abi.Error {
-	message, tool, action, err := r.messageToolAction()
-	if err != nil {
-		return err
+	message, tool, action := r.messageToolAction()
+	if r.err != nil {
+		return r.err
 	}
 	c.toolResult(render.RenderToolError(render.InternalError(message, tool, action)), true)
 	return nil
 }
 
 func callToolFailure(c *call, r *request) *abi.Error {
-	message, tool, action, err := r.messageToolAction()
-	if err != nil {
-		return err
-	}
-	if message == "" {
-		return r.fail(`"message" must not be empty`)
+	message, tool, action := r.messageToolAction()
+	if !r.check(message != "", `"message" must not be empty`) {
+		return r.err
 	}
 	class := failure.Classify(message)
 	c.toolResult(render.RenderToolError(render.ToolFailure(message, tool, action, class.Code, class.Recovery)), true)
@@ -132,83 +93,43 @@ func callToolFailure(c *call, r *request) *abi.Error {
 // messageToolAction reads the {message, tool?, action?} request of
 // internal_error and tool_failure; an absent tool or action is "", and an
 // action needs a tool.
-func (r *request) messageToolAction() (message, tool, action string, err *abi.Error) {
-	if message, err = r.requiredString(r.obj, "", "message"); err != nil {
-		return "", "", "", err
-	}
-	toolField, err := r.optionalString(r.obj, "", "tool")
-	if err != nil {
-		return "", "", "", err
-	}
-	actionField, err := r.optionalString(r.obj, "", "action")
-	if err != nil {
-		return "", "", "", err
-	}
-	if toolField != nil {
-		tool = *toolField
-	}
-	if actionField != nil {
-		action = *actionField
-	}
-	if action != "" && tool == "" {
-		return "", "", "", r.fail(`"action" needs "tool"`)
-	}
-	return message, tool, action, nil
+func (r *request) messageToolAction() (message, tool, action string) {
+	message = r.requiredString(r.obj, "", "message")
+	tool = r.stringOr(r.obj, "", "tool", "")
+	action = r.stringOr(r.obj, "", "action", "")
+	r.check(action == "" || tool != "", `"action" needs "tool"`)
+	return message, tool, action
 }
 
 func callRateLimited(c *call, r *request) *abi.Error {
-	max, err := r.requiredNumber(r.obj, "max")
-	if err != nil {
-		return err
+	max := r.requiredNumber("max")
+	window := r.requiredNumber("windowSeconds")
+	retry := r.requiredNumber("retryAfter")
+	key := r.stringOr(r.obj, "", "key", "")
+	if r.err != nil {
+		return r.err
 	}
-	window, err := r.requiredNumber(r.obj, "windowSeconds")
-	if err != nil {
-		return err
-	}
-	retry, err := r.requiredNumber(r.obj, "retryAfter")
-	if err != nil {
-		return err
-	}
-	key, err := r.optionalString(r.obj, "", "key")
-	if err != nil {
-		return err
-	}
-	k := ""
-	if key != nil {
-		k = *key
-	}
-	c.toolResult(render.RenderToolError(render.RateLimited(max, window, retry, k)), true)
+	c.toolResult(render.RenderToolError(render.RateLimited(max, window, retry, key)), true)
 	return nil
 }
 
 func callServerBusy(c *call, r *request) *abi.Error {
-	tool, err := r.requiredString(r.obj, "", "tool")
-	if err != nil {
-		return err
-	}
-	active, err := r.requiredNumber(r.obj, "active")
-	if err != nil {
-		return err
-	}
-	queued, err := r.requiredNumber(r.obj, "queued")
-	if err != nil {
-		return err
+	tool := r.requiredString(r.obj, "", "tool")
+	active := r.requiredNumber("active")
+	queued := r.requiredNumber("queued")
+	if r.err != nil {
+		return r.err
 	}
 	c.toolResult(render.RenderToolError(render.ServerBusy(tool, active, queued)), true)
 	return nil
 }
 
 func callEscape(c *call, r *request) *abi.Error {
-	text, err := r.requiredString(r.obj, "", "text")
-	if err != nil {
-		return err
-	}
-	context, err := r.requiredString(r.obj, "", "context")
-	if err != nil {
-		return err
-	}
-	if err := r.oneOf("context", context, "content", "attribute"); err != nil {
-		return err
+	text := r.requiredString(r.obj, "", "text")
+	context := r.requiredString(r.obj, "", "context")
+	r.oneOf("", "context", context, "content", "attribute")
+	if r.err != nil {
+		return r.err
 	}
 	out := xmlesc.EscapeContent(text)
 	if context == "attribute" {
@@ -224,23 +145,12 @@ func callEscape(c *call, r *request) *abi.Error {
 // callUnknownTool renders the UNKNOWN_ACTION envelope for a call to a tool
 // that does not exist: tool is the name called, tools the server's.
 func callUnknownTool(c *call, r *request) *abi.Error {
-	tool, err := r.requiredString(r.obj, "", "tool")
-	if err != nil {
-		return err
-	}
-	list := present(r.obj, "tools")
-	if list == nil {
-		return r.fail(`"tools" is required`)
-	}
-	if list.Kind != jsonv.KindArray {
-		return r.wrongType("tools", "an array of strings", list)
-	}
-	tools := make([]string, len(list.Arr))
-	for i, item := range list.Arr {
-		if item.Kind != jsonv.KindString {
-			return r.wrongType("tools["+strconv.Itoa(i)+"]", "a string", item)
-		}
-		tools[i] = item.Str
+	tool := r.requiredString(r.obj, "", "tool")
+	list := r.optional(r.obj, "tools")
+	r.check(list != nil, `"tools" is required`)
+	tools := r.appendStrings(nil, "tools", list)
+	if r.err != nil {
+		return r.err
 	}
 	c.toolResult(render.RenderUnknownTool(tool, tools), true)
 	return nil

@@ -12,37 +12,17 @@ import (
 )
 
 func callFormatValidation(c *call, r *request) *abi.Error {
-	action, err := r.requiredString(r.obj, "", "action")
-	if err != nil {
-		return err
-	}
-	dialect := "zod"
-	if d, err := r.optionalString(r.obj, "", "dialect"); err != nil {
-		return err
-	} else if d != nil {
-		if err := r.oneOf("dialect", *d, validation.Dialects...); err != nil {
-			return err
-		}
-		dialect = *d
-	}
-	issuesValue := r.obj.Get("issues")
-	if issuesValue == nil {
-		return r.fail(`"issues" is required`)
-	}
-	if dialect == "jsonschema" && issuesValue.Kind == jsonv.KindObject && issuesValue.Get("errors") != nil {
+	action := r.requiredString(r.obj, "", "action")
+	dialect := r.stringOr(r.obj, "", "dialect", "zod")
+	r.oneOf("", "dialect", dialect, validation.Dialects...)
+	issuesValue := r.required(r.obj, "", "issues")
+	if dialect == "jsonschema" && issuesValue.Get("errors") != nil {
 		issuesValue = issuesValue.Get("errors") // a whole basic-output object
 	}
-	if issuesValue.Kind != jsonv.KindArray {
-		return r.wrongType("issues", "an array", issuesValue)
-	}
-	for i, item := range issuesValue.Arr {
-		if item.Kind != jsonv.KindObject {
-			return r.wrongType("issues["+strconv.Itoa(i)+"]", "an object", item)
-		}
-	}
-	schema := present(r.obj, "schema")
-	if schema != nil && dialect != "jsonschema" {
-		return r.fail(`"schema" is only read with dialect "jsonschema"`)
+	r.objects("issues", issuesValue)
+	schema := r.optional(r.obj, "schema")
+	if !r.check(schema == nil || dialect == "jsonschema", `"schema" is only read with dialect "jsonschema"`) {
+		return r.err
 	}
 	args := r.obj.Get("args")
 	idx := &jsonv.Index{}
@@ -59,9 +39,9 @@ func callFormatValidation(c *call, r *request) *abi.Error {
 		}
 		c.issues = issues
 	}
-	awareness, err := r.contract(action)
-	if err != nil {
-		return err
+	awareness := r.contract(action)
+	if r.err != nil {
+		return r.err
 	}
 	return c.validationError(r, r.size, action, issues, args, awareness, idx)
 }
@@ -87,125 +67,72 @@ func (c *call) validationError(r *request, n int, action string, issues []valida
 // functions and HotSpot").
 //
 //go:noinline
-func (r *request) contract(action string) (*contract.Awareness, *abi.Error) {
-	c := present(r.obj, "contract")
-	if c == nil {
-		return nil, nil
-	}
-	if c.Kind != jsonv.KindObject {
-		return nil, r.wrongType("contract", "an object", c)
-	}
-	if err := r.known(c, "contract.", fieldsContract); err != nil {
-		return nil, err
+func (r *request) contract(action string) *contract.Awareness {
+	c := r.typed(r.optional(r.obj, "contract"), jsonv.KindObject, "", "contract", "an object")
+	if c == nil || r.known(c, "contract.", fieldsContract) != nil {
+		return nil
 	}
 	a := &contract.Awareness{Action: action, MaxDeltas: contract.DefaultMaxDeltas}
-	var err *abi.Error
-	if a.Tool, err = r.requiredString(c, "contract.", "tool"); err != nil {
-		return nil, err
-	}
-	if s, err := r.optionalString(c, "contract.", "action"); err != nil {
-		return nil, err
-	} else if s != nil {
-		a.Action = *s
-	}
-	if m := present(c, "maxDeltas"); m != nil {
+	a.Tool = r.requiredString(c, "contract.", "tool")
+	a.Action = r.stringOr(c, "contract.", "action", action)
+	if m := r.optional(c, "maxDeltas"); m != nil {
 		// Checked as a number, never through a conversion to int, which
 		// wraps natively and saturates in wasm past the int range. Any
 		// count above the number of deltas keeps them all, as the
 		// reference's slice does.
-		if m.Kind != jsonv.KindNumber || !finite(m.Num) || m.Num < 0 || m.Num != math.Trunc(m.Num) {
-			return nil, r.fail(`"contract.maxDeltas" must be a non-negative integer`)
+		if r.check(m.Kind == jsonv.KindNumber && finite(m.Num) && m.Num >= 0 && m.Num == math.Trunc(m.Num), `"contract.maxDeltas" must be a non-negative integer`) {
+			a.MaxDeltas = int(min(m.Num, math.MaxInt32))
 		}
-		a.MaxDeltas = int(min(m.Num, math.MaxInt32))
 	}
-	if inc := present(c, "includeAllSeverities"); inc != nil {
-		if inc.Kind != jsonv.KindBool {
-			return nil, r.wrongType("contract.includeAllSeverities", "a boolean", inc)
-		}
-		a.IncludeAllSeverities = inc.Bool
+	a.IncludeAllSeverities = r.optionalBool(c, "contract.", "includeAllSeverities")
+	if r.err != nil {
+		return nil
 	}
 	deltas := c.Get("deltas")
 	if lock := c.Get("lockfile"); lock != nil || c.Get("tools") != nil {
 		// The deltas are computed here: the locked contract against the
 		// tools the server offers now.
-		if deltas != nil {
-			return nil, r.fail(`give "contract.deltas" or "contract.lockfile" with "contract.tools", not both`)
-		}
-		before, err := r.contractOf("contract.lockfile", lock)
-		if err != nil {
-			return nil, err
-		}
-		after, err := r.contractOf("contract.tools", c.Get("tools"))
-		if err != nil {
-			return nil, err
-		}
-		if a.Deltas, err = r.diff(before, after); err != nil {
-			return nil, err
-		}
-		return a, nil
+		r.check(deltas == nil, `give "contract.deltas" or "contract.lockfile" with "contract.tools", not both`)
+		before := r.contractOf("contract.lockfile", lock)
+		after := r.contractOf("contract.tools", c.Get("tools"))
+		a.Deltas = r.diff(before, after)
+		return a
 	}
+	deltas = r.typed(r.required(c, "contract.", "deltas"), jsonv.KindArray, "contract.", "deltas", "an array")
 	if deltas == nil {
-		return nil, r.fail(`"contract.deltas" is required`)
-	}
-	if deltas.Kind != jsonv.KindArray {
-		return nil, r.wrongType("contract.deltas", "an array", deltas)
+		return nil
 	}
 	for i, dv := range deltas.Arr {
 		prefix := "contract.deltas[" + strconv.Itoa(i) + "]."
-		if dv.Kind != jsonv.KindObject {
-			return nil, r.wrongType(prefix[:len(prefix)-1], "an object", dv)
-		}
-		if err := r.known(dv, prefix, fieldsDelta); err != nil {
-			return nil, err
+		if r.typed(dv, jsonv.KindObject, prefix[:len(prefix)-1], "", "an object") == nil || r.known(dv, prefix, fieldsDelta) != nil {
+			return nil
 		}
 		var d contract.Delta
-		if s, err := r.optionalString(dv, prefix, "category"); err != nil {
-			return nil, err
-		} else if s != nil {
-			d.Category = *s
-		}
-		if d.Field, err = r.requiredString(dv, prefix, "field"); err != nil {
-			return nil, err
-		}
-		if d.Severity, err = r.requiredString(dv, prefix, "severity"); err != nil {
-			return nil, err
-		}
-		if err := r.oneOf(prefix+"severity", d.Severity, contract.DeltaSeverities...); err != nil {
-			return nil, err
-		}
-		if d.Description, err = r.requiredString(dv, prefix, "description"); err != nil {
-			return nil, err
-		}
-		if d.Before, err = r.optionalString(dv, prefix, "before"); err != nil {
-			return nil, err
-		}
-		if d.After, err = r.optionalString(dv, prefix, "after"); err != nil {
-			return nil, err
+		d.Category = r.stringOr(dv, prefix, "category", "")
+		d.Field = r.requiredString(dv, prefix, "field")
+		d.Severity = r.requiredString(dv, prefix, "severity")
+		r.oneOf(prefix, "severity", d.Severity, contract.DeltaSeverities...)
+		d.Description = r.requiredString(dv, prefix, "description")
+		d.Before = r.optionalString(dv, prefix, "before")
+		d.After = r.optionalString(dv, prefix, "after")
+		if r.err != nil {
+			return nil
 		}
 		a.Deltas = append(a.Deltas, d)
 	}
-	return a, nil
+	return a
 }
 
 func callValidate(c *call, r *request) *abi.Error {
-	action, err := r.requiredString(r.obj, "", "action")
-	if err != nil {
-		return err
+	action := r.requiredString(r.obj, "", "action")
+	schema := r.required(r.obj, "", "schema")
+	if schema != nil && schema.Kind != jsonv.KindObject && schema.Kind != jsonv.KindBool {
+		r.wrongType("schema", "an object or a boolean", schema)
 	}
-	schema := r.obj.Get("schema")
-	if schema == nil {
-		return r.fail(`"schema" is required`)
-	}
-	if schema.Kind != jsonv.KindObject && schema.Kind != jsonv.KindBool {
-		return r.wrongType("schema", "an object or a boolean", schema)
-	}
-	args := r.obj.Get("args")
-	if args == nil {
-		return r.fail(`"args" is required`)
-	}
-	awareness, err := r.contract(action)
-	if err != nil {
-		return err
+	args := r.required(r.obj, "", "args")
+	awareness := r.contract(action)
+	if r.err != nil {
+		return r.err
 	}
 	idx := &jsonv.Index{}
 	issues, verr := validation.Validate(schema, args, idx, validation.WorkBudget(r.size))

@@ -7,19 +7,18 @@ import (
 )
 
 func callDescribe(c *call, r *request) *abi.Error {
+	memory := r.optionalBool(r.obj, "", "memory")
+	if r.err != nil {
+		return r.err
+	}
 	w := jsonv.Writer{B: c.out}
-	if m := present(r.obj, "memory"); m != nil {
-		if m.Kind != jsonv.KindBool {
-			return r.wrongType("memory", "a boolean", m)
-		}
-		if m.Bool {
-			// The hosts' policy retires an instance by what its memory grew
-			// to; only the module can tell every host that.
-			w.RawNum(`{"memoryPages":`, float64(memoryPages()))
-			w.Byte('}')
-			c.out = w.B
-			return nil
-		}
+	if memory {
+		// The hosts' policy retires an instance by what its memory grew
+		// to; only the module can tell every host that.
+		w.RawNum(`{"memoryPages":`, float64(memoryPages()))
+		w.Byte('}')
+		c.out = w.B
+		return nil
 	}
 	w.RawStr(`{"abiVersion":`, abi.Version)
 	w.RawStr(`,"version":`, abi.ModuleVersion)

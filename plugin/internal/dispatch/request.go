@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,11 +12,18 @@ import (
 
 // request is a decoded ABI request: a JSON object whose members are checked
 // against the fields its export knows.
+//
+// Its readers keep the first error they meet: once err is set, every
+// reader returns a zero value and checks nothing, so that a call reads its
+// members in order and asks for err once where it must stop, and the
+// error it reports is always the first check that failed.
 type request struct {
 	export string
 	obj    *jsonv.Value
 	// size is the request's length in bytes, which work budgets grow with.
 	size int
+	// err is the request's first error, or nil.
+	err *abi.Error
 }
 
 // notAnObject is decode's answer to input that is not one JSON object (v,
@@ -75,16 +83,57 @@ func (r *request) known(obj *jsonv.Value, prefix string, fields []string) *abi.E
 	return nil
 }
 
+// record keeps err as the request's error unless it has one already, and
+// returns the request's error.
+func (r *request) record(err *abi.Error) *abi.Error {
+	if r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// fail records an INVALID_REQUEST error (see record), made only when the
+// request has no error yet.
 func (r *request) fail(format string, args ...any) *abi.Error {
-	return abi.Errorf(abi.CodeInvalidRequest, r.export+": "+format, args...)
+	if r.err != nil {
+		return r.err
+	}
+	return r.record(abi.Errorf(abi.CodeInvalidRequest, r.export+": "+format, args...))
+}
+
+// check records message as the request's error when ok is false, and
+// reports whether the request has no error. ok is evaluated before the
+// call: after an error it may be made of zero values, which check ignores.
+func (r *request) check(ok bool, message string) bool {
+	if !ok {
+		r.fail("%s", message)
+	}
+	return r.err == nil
 }
 
 func (r *request) wrongType(name, want string, got *jsonv.Value) *abi.Error {
 	return r.fail("%s must be %s, got %s", strconv.Quote(name), want, got.Kind)
 }
 
-// present returns the member name of obj, treating null as absent.
-func present(obj *jsonv.Value, name string) *jsonv.Value {
+// required returns the member name of obj (which prefix names), or nil
+// after recording that it is required.
+func (r *request) required(obj *jsonv.Value, prefix, name string) *jsonv.Value {
+	if r.err != nil {
+		return nil
+	}
+	v := obj.Get(name)
+	if v == nil {
+		r.fail("%s is required", strconv.Quote(prefix+name))
+	}
+	return v
+}
+
+// optional returns the member name of obj, or nil when it is absent or
+// null.
+func (r *request) optional(obj *jsonv.Value, name string) *jsonv.Value {
+	if r.err != nil {
+		return nil
+	}
 	v := obj.Get(name)
 	if v == nil || v.Kind == jsonv.KindNull {
 		return nil
@@ -92,59 +141,110 @@ func present(obj *jsonv.Value, name string) *jsonv.Value {
 	return v
 }
 
+// typed returns v, member prefix+name, when it is of kind; else nil, after
+// recording that it must be want unless v is nil.
+func (r *request) typed(v *jsonv.Value, kind jsonv.Kind, prefix, name, want string) *jsonv.Value {
+	if v == nil || r.err != nil {
+		return nil
+	}
+	if v.Kind != kind {
+		r.wrongType(prefix+name, want, v)
+		return nil
+	}
+	return v
+}
+
 // requiredString reads a string member that must be there.
-func (r *request) requiredString(obj *jsonv.Value, prefix, name string) (string, *abi.Error) {
-	v := obj.Get(name)
-	if v == nil {
-		return "", r.fail("%s is required", strconv.Quote(prefix+name))
+func (r *request) requiredString(obj *jsonv.Value, prefix, name string) string {
+	if v := r.typed(r.required(obj, prefix, name), jsonv.KindString, prefix, name, "a string"); v != nil {
+		return v.Str
 	}
-	if v.Kind != jsonv.KindString {
-		return "", r.wrongType(prefix+name, "a string", v)
-	}
-	return v.Str, nil
+	return ""
 }
 
-// optionalString reads a string member that may be absent or null.
-func (r *request) optionalString(obj *jsonv.Value, prefix, name string) (*string, *abi.Error) {
-	v := present(obj, name)
-	if v == nil {
-		return nil, nil
+// optionalString reads a string member that may be absent or null (nil).
+func (r *request) optionalString(obj *jsonv.Value, prefix, name string) *string {
+	if v := r.typed(r.optional(obj, name), jsonv.KindString, prefix, name, "a string"); v != nil {
+		return &v.Str
 	}
-	if v.Kind != jsonv.KindString {
-		return nil, r.wrongType(prefix+name, "a string", v)
-	}
-	return &v.Str, nil
+	return nil
 }
 
-// requiredNumber reads a finite number member that must be there.
-func (r *request) requiredNumber(obj *jsonv.Value, name string) (float64, *abi.Error) {
-	v := obj.Get(name)
-	if v == nil {
-		return 0, r.fail("%s is required", strconv.Quote(name))
+// stringOr reads a string member that may be absent or null (def).
+func (r *request) stringOr(obj *jsonv.Value, prefix, name, def string) string {
+	if s := r.optionalString(obj, prefix, name); s != nil {
+		return *s
 	}
-	if v.Kind != jsonv.KindNumber {
-		return 0, r.wrongType(name, "a number", v)
+	return def
+}
+
+// optionalBool reads a boolean member that may be absent or null (false).
+func (r *request) optionalBool(obj *jsonv.Value, prefix, name string) bool {
+	v := r.typed(r.optional(obj, name), jsonv.KindBool, prefix, name, "a boolean")
+	return v != nil && v.Bool
+}
+
+// requiredNumber reads a finite number member of the request that must be
+// there.
+func (r *request) requiredNumber(name string) float64 {
+	v := r.typed(r.required(r.obj, "", name), jsonv.KindNumber, "", name, "a number")
+	if v == nil {
+		return 0
 	}
 	if !finite(v.Num) {
-		return 0, r.fail("%s must be a finite number", strconv.Quote(name))
+		r.fail("%s must be a finite number", strconv.Quote(name))
+		return 0
 	}
-	return v.Num, nil
+	return v.Num
 }
 
 func finite(f float64) bool {
 	return f == f && f <= 1.7976931348623157e308 && f >= -1.7976931348623157e308
 }
 
-// oneOf checks that s is one of allowed.
-func (r *request) oneOf(name, s string, allowed ...string) *abi.Error {
+// appendStrings appends to dst the items of a, member name, an array of
+// strings; a nil a is an absent member.
+func (r *request) appendStrings(dst []string, name string, a *jsonv.Value) []string {
+	if r.typed(a, jsonv.KindArray, "", name, "an array of strings") == nil {
+		return dst
+	}
+	dst = slices.Grow(dst, len(a.Arr))
+	for i, item := range a.Arr {
+		if item.Kind != jsonv.KindString {
+			r.wrongType(name+"["+strconv.Itoa(i)+"]", "a string", item)
+			return dst
+		}
+		dst = append(dst, item.Str)
+	}
+	return dst
+}
+
+// objects checks that v, member name, is an array of objects.
+func (r *request) objects(name string, v *jsonv.Value) {
+	if r.typed(v, jsonv.KindArray, "", name, "an array") == nil {
+		return
+	}
+	for i, item := range v.Arr {
+		if item.Kind != jsonv.KindObject {
+			r.wrongType(name+"["+strconv.Itoa(i)+"]", "an object", item)
+			return
+		}
+	}
+}
+
+// oneOf checks that s, member prefix+name, is one of allowed.
+func (r *request) oneOf(prefix, name, s string, allowed ...string) {
+	if r.err != nil {
+		return
+	}
 	for _, a := range allowed {
 		if s == a {
-			return nil
+			return
 		}
 	}
 	quoted := make([]string, len(allowed))
 	for i, a := range allowed {
 		quoted[i] = strconv.Quote(a)
 	}
-	return r.fail("%s must be one of %s, got %s", strconv.Quote(name), strings.Join(quoted, ", "), strconv.Quote(s))
+	r.fail("%s must be one of %s, got %s", strconv.Quote(prefix+name), strings.Join(quoted, ", "), strconv.Quote(s))
 }

@@ -313,7 +313,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 	// member stack.
 	start := len(d.members)
 	var index map[string]int // built only for larger objects
-	for {
+	for closed := false; !closed; {
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.fail("unexpected end of input in an object")
@@ -350,16 +350,12 @@ func (d *Decoder) object(depth int) (*Value, error) {
 				}
 			}
 		}
-		closed, err := d.next('}', "unexpected end of input in an object", "expected ',' or '}' in an object")
-		if err != nil {
+		if closed, err = d.next('}', "unexpected end of input in an object", "expected ',' or '}' in an object"); err != nil {
 			return nil, err
 		}
-		if closed {
-			v.Members = keep(&d.memArena, d.members[start:])
-			d.members = d.members[:start]
-			return v, nil
-		}
 	}
+	v.Members = keep(&d.memArena, &d.members, start)
+	return v, nil
 }
 
 // next reads what follows a member or an item: a comma (false) or end,
@@ -381,14 +377,17 @@ func (d *Decoder) next(end byte, truncated, unexpected string) (bool, error) {
 	return false, d.fail(unexpected)
 }
 
-// keep copies an object's members or an array's items into their chunk,
-// *arena, starting a new chunk when they do not fit in what is left of it.
-func keep[T any](arena *[]T, xs []T) []T {
+// keep moves the members or items of the object or array being closed,
+// those on *stack from start, into their chunk, *arena (a new chunk when
+// they do not fit in what is left of it), and returns them there.
+func keep[T any](arena, stack *[]T, start int) []T {
+	xs := (*stack)[start:]
 	if cap(*arena)-len(*arena) < len(xs) {
 		*arena = make([]T, 0, chunkCap(cap(*arena), len(xs)))
 	}
 	i := len(*arena)
 	*arena = append(*arena, xs...)
+	*stack = (*stack)[:start]
 	return (*arena)[i:len(*arena):len(*arena)]
 }
 
@@ -422,23 +421,19 @@ func (d *Decoder) array(depth int) (*Value, error) {
 		return v, nil
 	}
 	start := len(d.items) // unwound on success, as in object
-	for {
+	for closed := false; !closed; {
 		d.skipSpace()
 		item, err := d.value(depth)
 		if err != nil {
 			return nil, err
 		}
 		d.items = append(d.items, item)
-		closed, err := d.next(']', "unexpected end of input in an array", "expected ',' or ']' in an array")
-		if err != nil {
+		if closed, err = d.next(']', "unexpected end of input in an array", "expected ',' or ']' in an array"); err != nil {
 			return nil, err
 		}
-		if closed {
-			v.Arr = keep(&d.itemArena, d.items[start:])
-			d.items = d.items[:start]
-			return v, nil
-		}
 	}
+	v.Arr = keep(&d.itemArena, &d.items, start)
+	return v, nil
 }
 
 func (d *Decoder) number() (*Value, error) {

@@ -41,6 +41,12 @@ var pydanticBounds = map[string]struct{ key, op string }{
 // loc is the path and input the sent value. Extra fields of one object
 // (extra_forbidden) become one issue at that object, listing every key, the
 // way Zod reports unrecognized keys.
+//
+// Not inlined: a function of its own in the module, so that format_validation's
+// dispatch stays one JVM method under HotSpot's compile limit on Chicory
+// (RATIONALE.md, "The module's functions and HotSpot").
+//
+//go:noinline
 func PydanticIssues(entries []*jsonv.Value, args *jsonv.Value) []Issue {
 	type pending struct {
 		issue Issue
