@@ -21,7 +21,7 @@ func TestVectors_Engines(t *testing.T) {
 	// The interpreter runs the module several times slower than the
 	// compiled engines: the heaviest vectors (a JSON Schema check refused
 	// at its work budget, millions of steps) take seconds there, and on a
-	// loaded machine they overran the default 10 s call timeout. What this
+	// loaded machine they overran the default call timeout. What this
 	// test checks is bytes, not time: a generous bound, so that a hang
 	// still fails.
 	interpreted, err := host.NewInterpreted(ctx, host.Options{MaxInstances: 1, CallTimeout: 2 * time.Minute})
