@@ -14,6 +14,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 source tests/cargo-target.sh
 
+echo "== cargo fmt --check (rustfmt's layout, as for gofmt on the Go side)"
+cargo fmt --all --check
+
 echo "== cargo test (Rust binding and example server)"
 cargo test --locked -j 2 --workspace
 

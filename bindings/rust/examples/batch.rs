@@ -123,7 +123,8 @@ fn run(host: &Host, mut input: impl BufRead, out: &mut impl Write) -> io::Result
                 out.write_all(b"\n")?;
             }
             Err(e) => {
-                let line = serde_json::json!({"error": {"code": e.code.as_str(), "message": e.message}});
+                let line =
+                    serde_json::json!({"error": {"code": e.code.as_str(), "message": e.message}});
                 writeln!(out, "{line}")?;
             }
         }
@@ -155,10 +156,16 @@ fn trim(mut b: &[u8]) -> &[u8] {
 
 /// Answers one trimmed, non-empty line.
 fn one(host: &Host, line: &[u8], n: usize) -> Result<String, Error> {
-    let (op, input) = read_object(line)
-        .ok_or_else(|| Error::new(ErrorCode::InvalidRequest, format!("batch: line {n} {NOT_OBJECT}")))?;
+    let (op, input) = read_object(line).ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidRequest,
+            format!("batch: line {n} {NOT_OBJECT}"),
+        )
+    })?;
     let op = match op {
-        Some(op) if op.first() == Some(&b'"') => String::from_utf8_lossy(&decode_string(op)).into_owned(),
+        Some(op) if op.first() == Some(&b'"') => {
+            String::from_utf8_lossy(&decode_string(op)).into_owned()
+        }
         _ => String::new(),
     };
     if op.is_empty() {
@@ -206,12 +213,10 @@ impl Scanner<'_> {
                 0..=0x1f => return false,
                 b'\\' => match self.b.get(self.pos + 1) {
                     Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.pos += 2,
-                    Some(b'u') => {
-                        match self.b.get(self.pos + 2..self.pos + 6) {
-                            Some(h) if h.iter().all(u8::is_ascii_hexdigit) => self.pos += 6,
-                            _ => return false,
-                        }
-                    }
+                    Some(b'u') => match self.b.get(self.pos + 2..self.pos + 6) {
+                        Some(h) if h.iter().all(u8::is_ascii_hexdigit) => self.pos += 6,
+                        _ => return false,
+                    },
                     _ => return false,
                 },
                 _ => self.pos += 1,
@@ -393,7 +398,8 @@ fn read_object(line: &[u8]) -> Option<(Option<&[u8]>, Option<&[u8]>)> {
 /// module reads one), every other byte as it is.
 fn decode_string(lit: &[u8]) -> Vec<u8> {
     let body = &lit[1..lit.len() - 1];
-    let hex4 = |h: &[u8]| u32::from_str_radix(std::str::from_utf8(h).unwrap_or("0"), 16).unwrap_or(0);
+    let hex4 =
+        |h: &[u8]| u32::from_str_radix(std::str::from_utf8(h).unwrap_or("0"), 16).unwrap_or(0);
     let mut out = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
@@ -414,7 +420,10 @@ fn decode_string(lit: &[u8]) -> Vec<u8> {
             b'u' => {
                 let mut cp = hex4(&body[i..i + 4]);
                 i += 4;
-                if (0xd800..0xdc00).contains(&cp) && body[i..].starts_with(b"\\u") && body.len() >= i + 6 {
+                if (0xd800..0xdc00).contains(&cp)
+                    && body[i..].starts_with(b"\\u")
+                    && body.len() >= i + 6
+                {
                     let low = hex4(&body[i + 2..i + 6]);
                     if (0xdc00..0xe000).contains(&low) {
                         cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);

@@ -125,7 +125,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Options::default()
         })
     };
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/bench/requests.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/bench/requests.json"
+    );
     let requests: Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
 
     // One compact JSON text per op, keys in the file's order.

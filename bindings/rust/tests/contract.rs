@@ -28,7 +28,10 @@ fn relocking_the_demo_lockfile_gives_the_same_bytes() {
     let host = Host::new().unwrap();
     // Typed: pretty printed, as `toolerr lock` writes it.
     let lock = host.contract_lock(&lockfile()).unwrap();
-    assert_eq!(serde_json::to_string_pretty(&lock).unwrap() + "\n", LOCKFILE);
+    assert_eq!(
+        serde_json::to_string_pretty(&lock).unwrap() + "\n",
+        LOCKFILE
+    );
     assert_eq!(lock.lockfile_version, 1);
     // Raw: the module's canonical (compact) text is the file's, compacted.
     let raw = host
@@ -48,7 +51,11 @@ fn relocking_the_demo_lockfile_gives_the_same_bytes() {
     );
     assert!(from_tools.digest.starts_with("sha256:"));
     assert_eq!(
-        from_tools.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        from_tools
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
         [
             "billing.export_invoices",
             "billing.get_invoice",
@@ -69,7 +76,9 @@ fn a_lockfile_serializes_in_the_modules_key_order_whatever_the_map_order() {
         "\u{10000}": {"type": "string"}, "b": {}, "a": {}}});
     let tools = json!([{"name": "t", "inputSchema": schema}]);
     let host = Host::new().unwrap();
-    let raw = host.call("contract_lock", &json!({"tools": tools})).unwrap();
+    let raw = host
+        .call("contract_lock", &json!({"tools": tools}))
+        .unwrap();
     let lock = host.contract_lock(&tools).unwrap();
     assert_eq!(serde_json::to_string(&lock).unwrap(), raw);
     let props = "{\"a\":{},\"b\":{},\"\u{10000}\":{\"type\":\"string\"},\"\u{ffff}\":{\"type\":\"string\"}}";
@@ -92,9 +101,15 @@ fn a_lockfile_serializes_in_the_modules_key_order_whatever_the_map_order() {
         }
     }
     reordered.tools[0].contract = Value::Object(members.into_iter().collect());
-    assert_ne!(reordered.tools[0].contract.to_string(), lock.tools[0].contract.to_string());
+    assert_ne!(
+        reordered.tools[0].contract.to_string(),
+        lock.tools[0].contract.to_string()
+    );
     assert_eq!(serde_json::to_string(&reordered).unwrap(), raw);
-    assert_eq!(serde_json::to_string_pretty(&reordered).unwrap(), serde_json::to_string_pretty(&lock).unwrap());
+    assert_eq!(
+        serde_json::to_string_pretty(&reordered).unwrap(),
+        serde_json::to_string_pretty(&lock).unwrap()
+    );
 }
 
 #[test]
@@ -265,7 +280,9 @@ fn validate_and_format_validation_carry_the_contract() {
             .unwrap();
         assert!(result.is_error);
         assert!(
-            result.text().ends_with(&format!("{pay_awareness}\n</validation_error>")),
+            result
+                .text()
+                .ends_with(&format!("{pay_awareness}\n</validation_error>")),
             "{}",
             result.text()
         );

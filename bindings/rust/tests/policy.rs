@@ -187,9 +187,12 @@ fn memory_cap(tiers: Tiers) {
     // the request, let alone its parse.
     let request = adversarial_parse();
     let host = one_instance(tiers, Options::default());
-    let described: serde_json::Value =
-        serde_json::from_str(&host.call("describe", &json!({"memory": true})).expect("describe"))
-            .expect("describe's JSON");
+    let described: serde_json::Value = serde_json::from_str(
+        &host
+            .call("describe", &json!({"memory": true}))
+            .expect("describe"),
+    )
+    .expect("describe's JSON");
     let start = described["memoryPages"].as_u64().expect("memoryPages");
     host.call("parse", &request)
         .expect("the default cap answers");

@@ -223,11 +223,16 @@ fn check_turns_results_into_client_errors() {
         (ClientErrorKind::NoEnvelope, "UNKNOWN", "something broke")
     );
 
-    let two = CallToolResult::error(vec![ContentBlock::text("first"), ContentBlock::text("second")]);
+    let two = CallToolResult::error(vec![
+        ContentBlock::text("first"),
+        ContentBlock::text("second"),
+    ]);
     let err = toolerr::check(two).unwrap_err();
     assert_eq!((err.message.as_str(), &err.envelope), ("first", &None));
 
-    let aware = CallToolResult::error(vec![ContentBlock::text("<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>")]);
+    let aware = CallToolResult::error(vec![ContentBlock::text(
+        "<validation_error action=\"pay\">\n<field name=\"currency\">Required You sent: (missing).</field>\n<recovery>Fix the fields above and call the tool again. Do not explain the error.</recovery>\n\n\n<contract_awareness>\n  <system_note>IMPORTANT: The behavioral contract for tool \"billing\" has changed since your last calibration.</system_note>\n  <action>pay</action>\n  <change_count>1</change_count>\n  <max_severity>BREAKING</max_severity>\n\n  <instructions>\n    Review the contract changes below and adjust your next invocation accordingly.\n    These changes may explain why your previous arguments were rejected.\n  </instructions>\n\n  <contract_changes>\n    <change severity=\"BREAKING\" field=\"actions.pay.currency\">\n      <description>currency is now required</description>\n      <after>required</after>\n    </change>\n  </contract_changes>\n</contract_awareness>\n</validation_error>",
+    )]);
     let err = toolerr::check(aware).unwrap_err();
     assert_eq!(err.message, "invalid arguments for pay: currency");
     let Some(Envelope::ValidationError(envelope)) = err.envelope else {
