@@ -74,9 +74,12 @@ const (
 	MaxValues = 200000
 )
 
-// MemoryCheckBytes is the size of a request or response (64 KiB) over which a
-// host asks an instance how far its memory grew (the host policy's
-// retireMemoryPages); a smaller call cannot grow it near that.
+// MemoryCheckBytes is the size of a request or response (64 KiB) over which
+// an Extism engine, which must ask the module (one more call), asks an
+// instance how far its memory grew (the host policy's retireMemoryPages); an
+// engine that reads the memory directly checks after every call, since a
+// small request can grow it too (a contract_diff refused at its budget
+// allocates megabytes).
 const MemoryCheckBytes = 65536
 
 // GateHeadBytes is how much of a line over maxRequestBytes a host sends to
@@ -97,12 +100,12 @@ const (
 	// REQUEST_TOO_LARGE before copying it into the module (which refuses it
 	// too).
 	PolicyMaxRequestBytes = 4194304
-	// PolicyRetireMemoryPages, grown instance: after a call whose request or
-	// response is over 64 KiB, asks the instance how far its linear memory grew
-	// (describe with "memory": true; the wazero engine reads it) and retires an
-	// instance over 1024 pages (64 MiB) when its call ends: linear memory never
-	// shrinks, and a heap grown near the cap would fail a later call that a
-	// fresh instance serves.
+	// PolicyRetireMemoryPages, grown instance: after every call, reads how far
+	// the instance's linear memory grew (an engine that can only ask the module,
+	// describe with "memory": true: Extism, asks after a call whose request or
+	// response is over 64 KiB) and retires an instance over 1024 pages (64 MiB)
+	// when its call ends: linear memory never shrinks, and a heap grown near the
+	// cap would fail a later call that a fresh instance serves.
 	PolicyRetireMemoryPages = 1024
 )
 

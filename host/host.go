@@ -13,8 +13,9 @@
 //     (the request limit bounds it) and its instance is then discarded.
 //   - An instance that traps, or whose call was abandoned, is discarded;
 //     the next call gets a fresh one. So is one whose linear memory grew
-//     past RetireMemoryPages (asked after every call whose request or
-//     response is over MemoryCheckBytes).
+//     past RetireMemoryPages (read after every call on wazero; asked, with
+//     one more call, after a call whose request or response is over
+//     MemoryCheckBytes on Extism).
 //   - The defaults are the host policy every toolerr host applies (the
 //     "Host policy" table of abi/ABI.md).
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
@@ -76,10 +77,12 @@ const (
 	// memory never shrinks, and a heap grown near the cap would make later
 	// calls fail for want of room where a fresh instance has it.
 	RetireMemoryPages = abi.PolicyRetireMemoryPages
-	// MemoryCheckBytes: after a call whose request or response is over
-	// 64 KiB, the instance is asked how far its memory grew (the module's
-	// describe with "memory": true); a smaller call cannot grow it near
-	// RetireMemoryPages.
+	// MemoryCheckBytes: on the Extism engine, after a call whose request
+	// or response is over 64 KiB, the instance is asked how far its memory
+	// grew (the module's describe with "memory": true: one more call). The
+	// wazero engine reads the memory's size after every call: a small
+	// request can grow it too (an 18 KB contract_diff refused at its work
+	// budget leaves megabytes of garbage, collected only between calls).
 	MemoryCheckBytes = abi.MemoryCheckBytes
 )
 
@@ -413,7 +416,7 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 		h.discard(ctx, inst)
 		return nil, hostFailure(ctx, export, err)
 	}
-	if (len(request) > MemoryCheckBytes || len(out) > MemoryCheckBytes) && h.grown(ctx, inst) {
+	if (h.kind == Wazero || len(request) > MemoryCheckBytes || len(out) > MemoryCheckBytes) && h.grown(ctx, inst) {
 		h.discard(ctx, inst)
 	} else {
 		h.release(inst)

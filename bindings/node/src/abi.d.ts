@@ -25,9 +25,11 @@ export const MAX_VALUES: 200000;
 
 // Numbers of the ABI that are neither limits nor policy defaults.
 /**
- * MEMORY_CHECK_BYTES is the size of a request or response (64 KiB) over which a host asks an
- * instance how far its memory grew (the host policy's retireMemoryPages); a smaller call cannot
- * grow it near that.
+ * MEMORY_CHECK_BYTES is the size of a request or response (64 KiB) over which an Extism engine,
+ * which must ask the module (one more call), asks an instance how far its memory grew (the host
+ * policy's retireMemoryPages); an engine that reads the memory directly checks after every call,
+ * since a small request can grow it too (a contract_diff refused at its budget allocates
+ * megabytes).
  */
 export const MEMORY_CHECK_BYTES: 65536;
 /**
@@ -55,11 +57,11 @@ export const POLICY_CALL_TIMEOUT_MS: 10000;
  */
 export const POLICY_MAX_REQUEST_BYTES: 4194304;
 /**
- * POLICY_RETIRE_MEMORY_PAGES, grown instance: after a call whose request or response is over 64
- * KiB, asks the instance how far its linear memory grew (describe with "memory": true; the wazero
- * engine reads it) and retires an instance over 1024 pages (64 MiB) when its call ends: linear
- * memory never shrinks, and a heap grown near the cap would fail a later call that a fresh instance
- * serves.
+ * POLICY_RETIRE_MEMORY_PAGES, grown instance: after every call, reads how far the instance's linear
+ * memory grew (an engine that can only ask the module, describe with "memory": true: Extism, asks
+ * after a call whose request or response is over 64 KiB) and retires an instance over 1024 pages
+ * (64 MiB) when its call ends: linear memory never shrinks, and a heap grown near the cap would
+ * fail a later call that a fresh instance serves.
  */
 export const POLICY_RETIRE_MEMORY_PAGES: 1024;
 

@@ -121,6 +121,11 @@ class RawPlugin {
     return { byteLength: length, text: () => text };
   }
 
+  /** The module's linear memory now, in 64 KiB pages, read directly (no call). */
+  memoryPages() {
+    return this.#exports.memory.buffer.byteLength / 65536;
+  }
+
   /** Extism frees a call's blocks on reset; the raw path keeps none. */
   async reset() {}
 

@@ -24,8 +24,8 @@ import { gatedStdin } from './stdio.js';
 // The defaults of the host policy of abi/ABI.md ("Host policy"), which every toolerr host (Go,
 // Node, Python, Rust) applies, are abi.js's POLICY_ constants, generated from abi/abi.json. A
 // plugin whose linear memory grew past POLICY_RETIRE_MEMORY_PAGES is replaced after its call
-// (linear memory never shrinks); it is asked after every call whose request or response is over
-// MEMORY_CHECK_BYTES.
+// (linear memory never shrinks); the raw path reads it after every call, and an Extism plugin is
+// asked after every call whose request or response is over MEMORY_CHECK_BYTES.
 
 /**
  * INLINE_REQUEST_BYTES: a request up to this size (16 KiB, as in the Go host) runs on the calling
@@ -273,9 +273,15 @@ export class Toolerr {
   }
 
   // #settle retires the slot's plugin when a call whose larger of request and response was size
-  // bytes grew its linear memory past POLICY_RETIRE_MEMORY_PAGES. Only the module can tell how far:
-  // @extism/extism exposes its kernel's memory, and the plugin may live in a worker thread.
+  // bytes grew its linear memory past POLICY_RETIRE_MEMORY_PAGES. The raw path reads its memory
+  // after every call (a small request can grow it too). Otherwise only the module can tell how
+  // far, with one more call, asked after a call over MEMORY_CHECK_BYTES: @extism/extism exposes
+  // its kernel's memory, and the plugin may live in a worker thread.
   async #settle(slot, plugin, size) {
+    if (typeof plugin.memoryPages === 'function') {
+      if (!(plugin.memoryPages() <= POLICY_RETIRE_MEMORY_PAGES)) this.#retire(slot, plugin);
+      return;
+    }
     if (size <= MEMORY_CHECK_BYTES) return;
     let pages = NaN;
     try {

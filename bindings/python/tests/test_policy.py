@@ -179,3 +179,32 @@ def test_a_forked_child_keeps_the_time_bound() -> None:
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert (out.returncode, out.stdout, out.stderr) == (0, "0\n", "")
+
+
+def heavy_diff_request() -> dict:
+    """The contract_diff vector whose schemas share subschemas, with one property of the new
+    contract a long string: an 18 KB request refused at its work budget after allocating several
+    megabytes inside the module."""
+    vectors = json.loads((ABI_MD.parents[1] / "tests" / "vectors" / "v1" / "contract_diff.json").read_text("utf-8"))
+    wanted = "error a definition compared against many schemas takes more than the budget"
+    (case,) = [c for c in vectors["cases"] if c["description"] == wanted]
+    request = json.loads(case["input"])
+    request["after"][0]["inputSchema"]["properties"]["p105"] = "a" * 1000
+    return request
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "extism"])
+def test_small_requests_that_grow_memory_retire_the_instance(variant: str) -> None:
+    """The raw engine reads the memory after every call, not only after one over 64 KiB: forty
+    small requests in a row that each leave megabytes of garbage (collected only between calls)
+    once grew an instance to a 2048-page cap, where a call that needed more trapped."""
+    request = heavy_diff_request()
+    assert len(json.dumps(request)) < _abi.MEMORY_CHECK_BYTES
+    module = open_module(variant, max_instances=1, memory_max_pages=2048)
+    messages = set()
+    for _ in range(40):
+        with pytest.raises(toolerr.ToolerrError) as raised:
+            module.call("contract_diff", request)
+        assert raised.value.code == "REQUEST_TOO_LARGE", raised.value.message
+        messages.add(raised.value.message)
+    assert len(messages) == 1

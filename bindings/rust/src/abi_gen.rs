@@ -42,9 +42,12 @@ pub const MAX_DEPTH: usize = 256;
 /// objects) one request may hold, which bounds the module's memory per call.
 pub const MAX_VALUES: usize = 200000;
 
-/// `memoryCheckBytes`: the size of a request or response (64 KiB) over which a
-/// host asks an instance how far its memory grew (the host policy's
-/// retireMemoryPages); a smaller call cannot grow it near that.
+/// `memoryCheckBytes`: the size of a request or response (64 KiB) over which an
+/// Extism engine, which must ask the module (one more call), asks an instance
+/// how far its memory grew (the host policy's retireMemoryPages); an engine
+/// that reads the memory directly checks after every call, since a small
+/// request can grow it too (a contract_diff refused at its budget allocates
+/// megabytes).
 pub const MEMORY_CHECK_BYTES: usize = 65536;
 
 /// `gateHeadBytes`: how much of a line over maxRequestBytes a host sends to
@@ -66,12 +69,12 @@ pub const POLICY_CALL_TIMEOUT_MS: u64 = 10000;
 /// too).
 pub const POLICY_MAX_REQUEST_BYTES: usize = 4194304;
 
-/// The host policy's `retireMemoryPages` (grown instance): after a call whose
-/// request or response is over 64 KiB, asks the instance how far its linear
-/// memory grew (`describe` with `"memory": true`; the `wazero` engine reads it)
-/// and retires an instance over 1024 pages (64 MiB) when its call ends: linear
-/// memory never shrinks, and a heap grown near the cap would fail a later call
-/// that a fresh instance serves.
+/// The host policy's `retireMemoryPages` (grown instance): after every call,
+/// reads how far the instance's linear memory grew (an engine that can only ask
+/// the module, `describe` with `"memory": true`: Extism, asks after a call
+/// whose request or response is over 64 KiB) and retires an instance over 1024
+/// pages (64 MiB) when its call ends: linear memory never shrinks, and a heap
+/// grown near the cap would fail a later call that a fresh instance serves.
 pub const POLICY_RETIRE_MEMORY_PAGES: u32 = 1024;
 
 /// One block of an MCP CallToolResult; toolerr only produces and reads text

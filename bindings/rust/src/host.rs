@@ -102,9 +102,8 @@ impl Default for Options {
 ///   it, once each.
 /// - An instance that traps or times out is discarded; the next call gets a
 ///   fresh one. A bad request is not a trap: the instance keeps serving. An
-///   instance whose memory grew past [`Host::RETIRE_MEMORY_PAGES`] (measured
-///   after a call whose request or response is over
-///   [`Host::MEMORY_CHECK_BYTES`]) is discarded after its call.
+///   instance whose memory grew past [`Host::RETIRE_MEMORY_PAGES`] (read after
+///   every call) is discarded after its call.
 /// - [`Host::new`] refuses bytes whose sha256 is not the committed one, and a
 ///   module whose ABI major is not [`ABI_MAJOR`].
 /// - The module's stdout and stderr (TinyGo's runtime prints a panic before
@@ -178,8 +177,10 @@ impl Host {
     /// [`abi::POLICY_RETIRE_MEMORY_PAGES`]).
     pub const RETIRE_MEMORY_PAGES: u32 = abi::POLICY_RETIRE_MEMORY_PAGES;
 
-    /// After a call whose request or response is over 64 KiB, the host looks
-    /// at how far the instance's memory grew ([`abi::MEMORY_CHECK_BYTES`]).
+    /// After a call whose request or response is over 64 KiB, a host that
+    /// must ask the module how far an instance's memory grew (an Extism
+    /// engine) asks ([`abi::MEMORY_CHECK_BYTES`]). This crate's engines read
+    /// it directly, after every call.
     pub const MEMORY_CHECK_BYTES: usize = abi::MEMORY_CHECK_BYTES;
 
     /// Loads the embedded module with the default options.
@@ -350,14 +351,15 @@ impl Host {
         // Dropping a checkout instead of releasing it retires its instance:
         // after a trap or a timeout, when its memory grew too far, and an
         // interpreted one once compiled ones can be had.
-        let grown = |instance: &Instance, size: usize| {
+        // Both tiers read the memory's size directly, so it is read after
+        // every call: a small request can grow it too.
+        let grown = |instance: &Instance| {
             self.engines.retired(instance)
-                || size > Self::MEMORY_CHECK_BYTES
-                    && instance.memory_pages() > u64::from(Self::RETIRE_MEMORY_PAGES)
+                || instance.memory_pages() > u64::from(Self::RETIRE_MEMORY_PAGES)
         };
         match outcome {
             Outcome::Response(bytes) => {
-                if !grown(instance, request.len().max(bytes.len())) {
+                if !grown(instance) {
                     checkout.release();
                 }
                 String::from_utf8(bytes)
@@ -365,7 +367,7 @@ impl Host {
             }
             // A bad request: the instance is healthy and goes back to the pool.
             Outcome::Refused(bytes) => {
-                if !grown(instance, request.len().max(bytes.len())) {
+                if !grown(instance) {
                     checkout.release();
                 }
                 match serde_json::from_slice::<ModuleError>(&bytes) {
@@ -379,7 +381,7 @@ impl Host {
                 }
             }
             Outcome::TooLarge => {
-                if !grown(instance, 0) {
+                if !grown(instance) {
                     checkout.release();
                 }
                 Err(Error::new(

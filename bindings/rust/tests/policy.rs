@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use common::host_on;
+use common::{host_on, load_vectors};
 use serde_json::json;
 use toolerr::{ErrorCode, Host, Options, Tiers};
 
@@ -176,6 +176,51 @@ fn retired_by_growth(tiers: Tiers) {
     );
     small_call(&host, "a small call");
     assert_eq!(host.live_instances(), 1);
+}
+
+on_both_tiers!(small_requests_that_grow_memory_retire_the_instance => small_growth);
+
+fn small_growth(tiers: Tiers) {
+    // The memory is read after every call, not only after one over 64 KiB:
+    // forty small requests in a row that each leave megabytes of garbage
+    // (collected only between calls) once grew an instance to a 2048-page
+    // cap, where a call that needed more trapped.
+    let request = heavy_diff_request();
+    assert!(request.to_string().len() < Host::MEMORY_CHECK_BYTES);
+    let host = one_instance(
+        tiers,
+        Options {
+            memory_max_pages: 2048,
+            ..Options::default()
+        },
+    );
+    let mut messages = std::collections::BTreeSet::new();
+    for i in 1..=40 {
+        let err = host
+            .call("contract_diff", &request)
+            .expect_err("a diff over its budget");
+        assert_eq!(err.code, ErrorCode::RequestTooLarge, "call {i}: {err}");
+        messages.insert(err.message);
+    }
+    assert_eq!(messages.len(), 1, "{messages:?}");
+}
+
+/// The contract_diff vector whose schemas share subschemas, with one property
+/// of the new contract a long string: an 18 KB request refused at its work
+/// budget after allocating several megabytes inside the module.
+fn heavy_diff_request() -> serde_json::Value {
+    let wanted = "error a definition compared against many schemas takes more than the budget";
+    let case = load_vectors()
+        .into_iter()
+        .filter(|f| f.export == "contract_diff")
+        .flat_map(|f| f.cases)
+        .find(|c| c.description == wanted)
+        .expect(wanted);
+    // The input is a JSON string holding the request's text.
+    let text: String = serde_json::from_str(case.input.get()).expect("a raw input");
+    let mut request: serde_json::Value = serde_json::from_str(&text).expect("the input's JSON");
+    request["after"][0]["inputSchema"]["properties"]["p105"] = json!("a".repeat(1000));
+    request
 }
 
 on_both_tiers!(the_memory_cap_applies => memory_cap);

@@ -257,8 +257,9 @@ class Toolerr:
     module's own memory maximum) and each call at ``timeout_ms`` (0: no
     bound), the host policy of abi/ABI.md. An instance that traps or times
     out is dropped, and so is one whose memory grew past
-    ``POLICY_RETIRE_MEMORY_PAGES`` (asked after a call whose request or
-    response is over ``MEMORY_CHECK_BYTES``).
+    ``POLICY_RETIRE_MEMORY_PAGES`` (read after every call on wasmtime;
+    asked, with one more call, after a call whose request or response is
+    over ``MEMORY_CHECK_BYTES`` on Extism).
 
     Loading refuses bytes whose sha256 differs from the recorded digest and
     a module whose ABI major is not 1; the extism engine also refuses a
@@ -438,8 +439,11 @@ class Toolerr:
     def _settle(self, instance: Any, size: int) -> None:
         """Return a healthy instance to the pool, or retire it when the call
         (whose larger of request and response is size bytes) grew its memory
-        past POLICY_RETIRE_MEMORY_PAGES."""
-        if size > MEMORY_CHECK_BYTES and instance.memory_pages() > POLICY_RETIRE_MEMORY_PAGES:
+        past POLICY_RETIRE_MEMORY_PAGES: read after every call where the
+        instance reads it directly (a small request can grow it too), asked
+        (one more call) after a call over MEMORY_CHECK_BYTES otherwise."""
+        direct = getattr(instance, "MEMORY_READ_DIRECTLY", False)
+        if (direct or size > MEMORY_CHECK_BYTES) and instance.memory_pages() > POLICY_RETIRE_MEMORY_PAGES:
             self._discard(instance)
         else:
             self._release(instance)

@@ -504,6 +504,10 @@ class Instance:
     def close(self) -> None:
         self._store.close()
 
+    #: memory_pages reads the memory's size (no call), so the host checks
+    #: it after every call.
+    MEMORY_READ_DIRECTLY = True
+
     def memory_pages(self) -> int:
         """The instance's linear memory now, in 64 KiB pages, read directly."""
         return int(_memory_data_size(self._ctx, self._memory_at)) >> 16

@@ -29,9 +29,9 @@ public record Options(int memoryMaxPages, Duration callTimeout, int maxInstances
    */
   public static final int RETIRE_MEMORY_PAGES = Abi.POLICY_RETIRE_MEMORY_PAGES;
   /**
-   * MEMORY_CHECK_BYTES: after a call whose request or response is over this size (64 KiB), the
-   * instance's memory is measured against RETIRE_MEMORY_PAGES; a smaller call cannot grow it that
-   * far.
+   * MEMORY_CHECK_BYTES: after a call whose request or response is over this size (64 KiB), a host
+   * that must ask the module how far an instance's memory grew (an Extism engine) asks. Chicory's
+   * memory is read directly, after every call: a small request can grow it too.
    */
   public static final int MEMORY_CHECK_BYTES = Abi.MEMORY_CHECK_BYTES;
 

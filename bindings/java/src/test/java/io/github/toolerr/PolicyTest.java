@@ -89,15 +89,25 @@ class PolicyTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
   void callPastItsTimeIsTimeoutAndTheNextCallIsAnswered() {
-    try (Toolerr quick = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofMillis(250)).withMaxInstances(1))) {
-      // 60,000 issues (2.6 MiB) take far longer than 250 ms to render; a new instance (the one the
-      // timeout discarded is replaced) takes a few milliseconds.
-      String request = "{\"action\":\"a\",\"issues\":[" + "{\"path\":[\"x\"],\"message\":\"m\",\"code\":\"custom\"},".repeat(59_999)
-          + "{\"path\":[\"x\"],\"message\":\"m\",\"code\":\"custom\"}]}";
-      ToolerrException e = assertThrows(ToolerrException.class, () -> quick.call("format_validation", request));
+    // A validate whose schema uses a $ref twice at each of 30 levels: refused at its work budget
+    // after millions of validator steps, far longer than 100 ms on any engine (a few tenths of a
+    // second compiled). A request refused early (over the value limit, say) would answer in time
+    // on a warm JVM. A new instance (the one the timeout discarded is replaced) takes a few
+    // milliseconds.
+    String wanted = "error a $ref used twice at each of 30 levels passes the work budget";
+    String request = null;
+    for (Object c : (java.util.List<Object>) ((Map<String, Object>) Repo.json("tests/vectors/v1/validate.json")).get("cases")) {
+      Map<String, Object> vector = (Map<String, Object>) c;
+      if (wanted.equals(vector.get("description"))) request = Json.write(vector.get("input"));
+    }
+    assertTrue(request != null, wanted);
+    String slow = request;
+    try (Toolerr quick = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofMillis(100)).withMaxInstances(1))) {
+      ToolerrException e = assertThrows(ToolerrException.class, () -> quick.call("validate", slow));
       assertEquals(ToolerrException.TIMEOUT, e.code(), e.toString());
-      assertEquals("format_validation: the call ran out of time", e.getMessage());
+      assertEquals("validate: the call ran out of time", e.getMessage());
       assertFalse(Thread.currentThread().isInterrupted(), "the timeout left the caller interrupted");
       // The next call may itself time out on a loaded machine: allow tries, each failure TIMEOUT.
       String answer = null;
@@ -139,6 +149,37 @@ class PolicyTest {
       assertEquals(0, t.idleInstances(), "the instance grown past " + Options.RETIRE_MEMORY_PAGES + " pages was kept");
       assertTrue(t.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
       assertEquals(1, t.idleInstances());
+    }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void smallRequestsThatGrowMemoryRetireTheInstance() {
+    // The memory is read after every call, not only after one over 64 KiB: forty small requests in
+    // a row that each leave megabytes of garbage (collected only between calls) once grew an
+    // instance to a 2048-page cap, where a call that needed more trapped. The request: the
+    // contract_diff vector whose schemas share subschemas, one property of the new contract a long
+    // string, refused at its work budget.
+    String wanted = "error a definition compared against many schemas takes more than the budget";
+    Map<String, Object> file = (Map<String, Object>) Repo.json("tests/vectors/v1/contract_diff.json");
+    Map<String, Object> found = null;
+    for (Object c : (java.util.List<Object>) file.get("cases")) {
+      if (wanted.equals(((Map<String, Object>) c).get("description"))) found = (Map<String, Object>) c;
+    }
+    assertTrue(found != null, wanted);
+    Map<String, Object> request = (Map<String, Object>) Json.parse((String) found.get("input"));
+    Map<String, Object> after = (Map<String, Object>) ((java.util.List<Object>) request.get("after")).get(0);
+    ((Map<String, Object>) ((Map<String, Object>) after.get("inputSchema")).get("properties")).put("p105", "a".repeat(1000));
+    String body = Json.write(request);
+    assertTrue(body.length() < Options.MEMORY_CHECK_BYTES);
+    try (Toolerr t = Toolerr.load(Options.defaults().withMemoryMaxPages(2048).withMaxInstances(1))) {
+      java.util.Set<String> messages = new java.util.HashSet<>();
+      for (int i = 1; i <= 40; i++) {
+        ToolerrException e = assertThrows(ToolerrException.class, () -> t.call("contract_diff", body));
+        assertEquals(ToolerrException.REQUEST_TOO_LARGE, e.code(), "call " + i + ": " + e);
+        messages.add(e.getMessage());
+      }
+      assertEquals(1, messages.size(), messages.toString());
     }
   }
 

@@ -79,9 +79,11 @@ public final class Abi {
   public static final int MAX_VALUES = 200000;
 
   /**
-   * MEMORY_CHECK_BYTES is the size of a request or response (64 KiB) over which a host asks an
-   * instance how far its memory grew (the host policy's retireMemoryPages); a smaller call cannot
-   * grow it near that.
+   * MEMORY_CHECK_BYTES is the size of a request or response (64 KiB) over which an Extism engine,
+   * which must ask the module (one more call), asks an instance how far its memory grew (the host
+   * policy's retireMemoryPages); an engine that reads the memory directly checks after every call,
+   * since a small request can grow it too (a contract_diff refused at its budget allocates
+   * megabytes).
    */
   public static final int MEMORY_CHECK_BYTES = 65536;
 
@@ -113,11 +115,11 @@ public final class Abi {
   public static final int POLICY_MAX_REQUEST_BYTES = 4194304;
 
   /**
-   * POLICY_RETIRE_MEMORY_PAGES, grown instance: after a call whose request or response is over 64
-   * KiB, asks the instance how far its linear memory grew ({@code describe} with {@code "memory":
-   * true}; the {@code wazero} engine reads it) and retires an instance over 1024 pages (64 MiB)
-   * when its call ends: linear memory never shrinks, and a heap grown near the cap would fail a
-   * later call that a fresh instance serves.
+   * POLICY_RETIRE_MEMORY_PAGES, grown instance: after every call, reads how far the instance's
+   * linear memory grew (an engine that can only ask the module, {@code describe} with {@code
+   * "memory": true}: Extism, asks after a call whose request or response is over 64 KiB) and
+   * retires an instance over 1024 pages (64 MiB) when its call ends: linear memory never shrinks,
+   * and a heap grown near the cap would fail a later call that a fresh instance serves.
    */
   public static final int POLICY_RETIRE_MEMORY_PAGES = 1024;
 

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *       {@code CANCELLED}, and the thread's interrupt status is kept.
  *   <li>A trap (out of memory, a stack overflow included) gives {@code TRAP} and discards the
  *       instance; the module's own refusals keep it. So does a call after which the instance's memory
- *       is over 1024 pages (measured when the request or the response is over 64 KiB): retirement
+ *       is over 1024 pages (read after every call): retirement
  *       by what the instance grew to, not by the request's size.
  * </ul>
  */
@@ -204,8 +204,8 @@ public final class Engine implements AutoCloseable {
         // Answered, but after the deadline: too late to give, like a call still running.
         throw interrupted(export, deadline, null);
       }
-      keep = (request.length <= Abi.MEMORY_CHECK_BYTES && out.length <= Abi.MEMORY_CHECK_BYTES)
-          || slot.memory.pages() <= Abi.POLICY_RETIRE_MEMORY_PAGES;
+      // Chicory's memory is read directly, so after every call: a small request can grow it too.
+      keep = slot.memory.pages() <= Abi.POLICY_RETIRE_MEMORY_PAGES;
       if (moduleError) throw moduleError(out);
       return out;
     } finally {

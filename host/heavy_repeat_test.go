@@ -1,0 +1,93 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/tests/vectors"
+)
+
+// TestWazero_HeavySmallRequestsInARow sends one instance the same small
+// contract_diff, refused at its work budget, again and again, under a
+// memory limit of 2048 pages: every answer is the native core's. The
+// module collects only between calls, and such a call leaves megabytes of
+// garbage from an 18 KB request; its memory grew past 1024 pages after a
+// few of them and, unchecked (hosts once asked only after a request or
+// response over 64 KiB), on to the limit, where a call that needed more
+// trapped. The host policy's check after every call retires the instance
+// first. (The Extism engine, which must ask the module with one more call,
+// still asks only after a request or response over MemoryCheckBytes.)
+func TestWazero_HeavySmallRequestsInARow(t *testing.T) {
+	ctx := context.Background()
+	req := heavyDiffRequest(t)
+	if len(req) > host.MemoryCheckBytes {
+		t.Fatalf("the request is %d bytes: it must be under MemoryCheckBytes to test the small-call check", len(req))
+	}
+	native, err := host.New(ctx, host.Options{Engine: host.Native})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer native.Close(ctx)
+	want, wantErr := native.Call(ctx, "contract_diff", req)
+	if wantErr == nil {
+		t.Fatalf("the native core answered %.200s; the test needs a diff over its budget", want)
+	}
+	h, err := host.New(ctx, host.Options{Engine: host.Wazero, MaxInstances: 1, MemoryLimitPages: 2048, CallTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for i := range 40 {
+		got, gotErr := h.Call(ctx, "contract_diff", req)
+		if !bytes.Equal(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("call %d: got %.200s, %.300v; want %.300v (memory pages now %v)", i+1, got, gotErr, wantErr, h.MemoryPages(ctx))
+		}
+		if pages := h.MemoryPages(ctx); len(pages) == 1 && pages[0] > host.RetireMemoryPages {
+			t.Fatalf("call %d: an instance of %d pages was kept (over RetireMemoryPages, %d)", i+1, pages[0], host.RetireMemoryPages)
+		}
+	}
+}
+
+// heavyDiffRequest is the contract_diff vector whose schemas share
+// subschemas ("a definition compared against many schemas takes more than
+// the budget"), with one property of the new contract replaced by a long
+// string: an 18 KB request whose diff is refused at its work budget after
+// allocating several megabytes inside the module.
+func heavyDiffRequest(t *testing.T) []byte {
+	t.Helper()
+	for _, f := range vectors.MustLoad(t, "../tests/vectors/v1") {
+		if f.Export != "contract_diff" {
+			continue
+		}
+		for _, c := range f.Cases {
+			if c.Description != "error a definition compared against many schemas takes more than the budget" {
+				continue
+			}
+			raw, err := c.Request()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v struct {
+				Before []map[string]any `json:"before"`
+				After  []map[string]any `json:"after"`
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			v.After[0]["inputSchema"].(map[string]any)["properties"].(map[string]any)["p105"] = strings.Repeat("a", 1000)
+			out, err := json.Marshal(map[string]any{"before": v.Before, "after": v.After})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+	}
+	t.Fatal("no contract_diff vector \"error a definition compared against many schemas takes more than the budget\"")
+	return nil
+}
