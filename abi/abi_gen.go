@@ -76,11 +76,19 @@ const (
 
 // MemoryCheckBytes is the size of a request or response (64 KiB) over which
 // an Extism engine, which must ask the module (one more call), asks an
-// instance how far its memory grew (the host policy's retireMemoryPages); an
-// engine that reads the memory directly checks after every call, since a
-// small request can grow it too (a contract_diff refused at its budget
-// allocates megabytes).
+// instance how far its memory grew (the host policy's retireMemoryPages); it
+// asks after a call that ran memoryCheckMs or longer too, and an engine that
+// reads the memory directly checks after every call, since a small request
+// can grow it too (a contract_diff refused at its budget allocates
+// megabytes).
 const MemoryCheckBytes = 65536
+
+// MemoryCheckMs is the time (1 ms) from which a call on an Extism engine,
+// whatever its size, is followed by the question of how far the instance's
+// memory grew: growing it takes allocating, and allocating megabytes takes
+// milliseconds, while the question costs about one small call; without it a
+// run of small heavy requests grew an instance to its cap.
+const MemoryCheckMs = 1
 
 // GateHeadBytes is how much of a line over maxRequestBytes a host sends to
 // gate, after the line's length: enough to read its id, method and tool.
@@ -103,9 +111,10 @@ const (
 	// PolicyRetireMemoryPages, grown instance: after every call, reads how far
 	// the instance's linear memory grew (an engine that can only ask the module,
 	// describe with "memory": true: Extism, asks after a call whose request or
-	// response is over 64 KiB) and retires an instance over 1024 pages (64 MiB)
-	// when its call ends: linear memory never shrinks, and a heap grown near the
-	// cap would fail a later call that a fresh instance serves.
+	// response is over 64 KiB or that ran 1 ms or longer) and retires an
+	// instance over 1024 pages (64 MiB) when its call ends: linear memory never
+	// shrinks, and a heap grown near the cap would fail a later call that a
+	// fresh instance serves.
 	PolicyRetireMemoryPages = 1024
 )
 

@@ -11,17 +11,17 @@ import (
 	"github.com/toolerr/toolerr/tests/vectors"
 )
 
-// TestWazero_HeavySmallRequestsInARow sends one instance the same small
+// TestHeavySmallRequestsInARow sends one instance the same small
 // contract_diff, refused at its work budget, again and again, under a
-// memory limit of 2048 pages: every answer is the native core's. The
-// module collects only between calls, and such a call leaves megabytes of
-// garbage from an 18 KB request; its memory grew past 1024 pages after a
-// few of them and, unchecked (hosts once asked only after a request or
-// response over 64 KiB), on to the limit, where a call that needed more
-// trapped. The host policy's check after every call retires the instance
-// first. (The Extism engine, which must ask the module with one more call,
-// still asks only after a request or response over MemoryCheckBytes.)
-func TestWazero_HeavySmallRequestsInARow(t *testing.T) {
+// memory limit of 2048 pages, on wazero and on Extism: every answer is the
+// native core's. The module collects only between calls, and such a call
+// leaves megabytes of garbage from an 18 KB request; its memory grew past
+// 1024 pages after a few of them and, unchecked (hosts once asked only
+// after a request or response over 64 KiB), on to the limit, where a call
+// that needed more trapped (call 31 on wazero, 36 on Extism). The host
+// policy retires the instance first: wazero reads its memory after every
+// call, Extism asks after a call that ran MemoryCheckTime or longer.
+func TestHeavySmallRequestsInARow(t *testing.T) {
 	ctx := context.Background()
 	req := heavyDiffRequest(t)
 	if len(req) > host.MemoryCheckBytes {
@@ -36,19 +36,23 @@ func TestWazero_HeavySmallRequestsInARow(t *testing.T) {
 	if wantErr == nil {
 		t.Fatalf("the native core answered %.200s; the test needs a diff over its budget", want)
 	}
-	h, err := host.New(ctx, host.Options{Engine: host.Wazero, MaxInstances: 1, MemoryLimitPages: 2048, CallTimeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	for i := range 40 {
-		got, gotErr := h.Call(ctx, "contract_diff", req)
-		if !bytes.Equal(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("call %d: got %.200s, %.300v; want %.300v (memory pages now %v)", i+1, got, gotErr, wantErr, h.MemoryPages(ctx))
-		}
-		if pages := h.MemoryPages(ctx); len(pages) == 1 && pages[0] > host.RetireMemoryPages {
-			t.Fatalf("call %d: an instance of %d pages was kept (over RetireMemoryPages, %d)", i+1, pages[0], host.RetireMemoryPages)
-		}
+	for _, engine := range []host.Engine{host.Wazero, host.Extism} {
+		t.Run(fmt.Sprint(engine), func(t *testing.T) {
+			h, err := host.New(ctx, host.Options{Engine: engine, MaxInstances: 1, MemoryLimitPages: 2048, CallTimeout: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(ctx)
+			for i := range 40 {
+				got, gotErr := h.Call(ctx, "contract_diff", req)
+				if !bytes.Equal(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+					t.Fatalf("call %d: got %.200s, %.300v; want %.300v (memory pages now %v)", i+1, got, gotErr, wantErr, h.MemoryPages(ctx))
+				}
+				if pages := h.MemoryPages(ctx); len(pages) == 1 && pages[0] > host.RetireMemoryPages {
+					t.Fatalf("call %d: an instance of %d pages was kept (over RetireMemoryPages, %d)", i+1, pages[0], host.RetireMemoryPages)
+				}
+			}
+		})
 	}
 }
 

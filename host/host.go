@@ -15,7 +15,7 @@
 //     the next call gets a fresh one. So is one whose linear memory grew
 //     past RetireMemoryPages (read after every call on wazero; asked, with
 //     one more call, after a call whose request or response is over
-//     MemoryCheckBytes on Extism).
+//     MemoryCheckBytes or that ran MemoryCheckTime or longer on Extism).
 //   - The defaults are the host policy every toolerr host applies (the
 //     "Host policy" table of abi/ABI.md).
 //   - New refuses bytes whose sha256 differs from the expected digest, and a
@@ -84,6 +84,12 @@ const (
 	// request can grow it too (an 18 KB contract_diff refused at its work
 	// budget leaves megabytes of garbage, collected only between calls).
 	MemoryCheckBytes = abi.MemoryCheckBytes
+	// MemoryCheckTime: on the Extism engine, the instance is asked after a
+	// call that ran this long or longer (1 ms), whatever its size: growing
+	// the memory takes allocating, and allocating megabytes takes
+	// milliseconds, while asking costs about one small call. Unasked, a run
+	// of small heavy requests grew an Extism instance to its cap.
+	MemoryCheckTime = abi.MemoryCheckMs * time.Millisecond
 )
 
 // Options configures a Host. The zero value runs the embedded module on
@@ -383,6 +389,10 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 		h.release(inst)
 		return nil, hostFailure(ctx, export, err)
 	}
+	var started time.Time
+	if h.kind != Wazero {
+		started = time.Now() // for MemoryCheckTime
+	}
 	var out []byte
 	var err error
 	if _, deadline := ctx.Deadline(); ctx.Done() == nil && !deadline {
@@ -416,7 +426,7 @@ func (h *Host) call(ctx context.Context, export string, request []byte, timeout 
 		h.discard(ctx, inst)
 		return nil, hostFailure(ctx, export, err)
 	}
-	if (h.kind == Wazero || len(request) > MemoryCheckBytes || len(out) > MemoryCheckBytes) && h.grown(ctx, inst) {
+	if h.checkMemory(request, out, started) && h.grown(ctx, inst) {
 		h.discard(ctx, inst)
 	} else {
 		h.release(inst)
@@ -608,6 +618,16 @@ func (h *Host) release(inst Instance) {
 	}
 	h.mu.Unlock()
 	h.discard(context.Background(), inst)
+}
+
+// checkMemory reports whether the host policy reads how far an
+// instance's memory grew after a call: after every call on wazero, which
+// reads it directly; on Extism, which must ask the module, after a call
+// whose request or response is over MemoryCheckBytes or that ran
+// MemoryCheckTime or longer.
+func (h *Host) checkMemory(request, out []byte, started time.Time) bool {
+	return h.kind == Wazero || len(request) > MemoryCheckBytes || len(out) > MemoryCheckBytes ||
+		time.Since(started) >= MemoryCheckTime
 }
 
 // grown reports whether inst's memory grew too far to keep it (or could

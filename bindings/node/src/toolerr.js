@@ -9,6 +9,7 @@ import {
   EXPORT,
   GATE_HEAD_BYTES,
   MEMORY_CHECK_BYTES,
+  MEMORY_CHECK_MS,
   POLICY_CALL_TIMEOUT_MS,
   POLICY_MEMORY_MAX_PAGES,
   POLICY_RETIRE_MEMORY_PAGES,
@@ -25,7 +26,8 @@ import { gatedStdin } from './stdio.js';
 // Node, Python, Rust) applies, are abi.js's POLICY_ constants, generated from abi/abi.json. A
 // plugin whose linear memory grew past POLICY_RETIRE_MEMORY_PAGES is replaced after its call
 // (linear memory never shrinks); the raw path reads it after every call, and an Extism plugin is
-// asked after every call whose request or response is over MEMORY_CHECK_BYTES.
+// asked after every call whose request or response is over MEMORY_CHECK_BYTES or that ran
+// MEMORY_CHECK_MS or longer.
 
 /**
  * INLINE_REQUEST_BYTES: a request up to this size (16 KiB, as in the Go host) runs on the calling
@@ -244,7 +246,7 @@ export class Toolerr {
         }
         if (typeof abiError?.code === 'string' && typeof abiError?.message === 'string') {
           await plugin.reset();
-          await this.#settle(slot, plugin, size);
+          await this.#settle(slot, plugin, size, performance.now() - started);
           throw new ToolerrError(abiError.code, abiError.message);
         }
       }
@@ -253,7 +255,8 @@ export class Toolerr {
       this.#retire(slot, plugin);
       throw new ToolerrError('TRAP', `${exportName}: the module trapped: ${message}`);
     }
-    if (!slot.worker && this.#timeoutMs > 0 && performance.now() - started > this.#timeoutMs) {
+    const took = performance.now() - started;
+    if (!slot.worker && this.#timeoutMs > 0 && took > this.#timeoutMs) {
       // As the Go host does for a small request: the answer comes too late to give, and the
       // plugin goes like one stopped at its deadline.
       this.#retire(slot, plugin);
@@ -268,21 +271,23 @@ export class Toolerr {
       // Extism keeps every call's input and output blocks until reset; left
       // alone they pile up and, after 2^15 blocks, the next call traps.
       await plugin.reset();
-      await this.#settle(slot, plugin, Math.max(size, output?.byteLength ?? 0));
+      await this.#settle(slot, plugin, Math.max(size, output?.byteLength ?? 0), took);
     }
   }
 
   // #settle retires the slot's plugin when a call whose larger of request and response was size
-  // bytes grew its linear memory past POLICY_RETIRE_MEMORY_PAGES. The raw path reads its memory
-  // after every call (a small request can grow it too). Otherwise only the module can tell how
-  // far, with one more call, asked after a call over MEMORY_CHECK_BYTES: @extism/extism exposes
-  // its kernel's memory, and the plugin may live in a worker thread.
-  async #settle(slot, plugin, size) {
+  // bytes, and which took ms milliseconds, grew its linear memory past POLICY_RETIRE_MEMORY_PAGES.
+  // The raw path reads its memory after every call (a small request can grow it too). Otherwise
+  // only the module can tell how far, with one more call, asked after a call over
+  // MEMORY_CHECK_BYTES or of MEMORY_CHECK_MS or longer (growing the memory takes allocating, and
+  // allocating megabytes takes milliseconds): @extism/extism exposes its kernel's memory, and the
+  // plugin may live in a worker thread.
+  async #settle(slot, plugin, size, ms) {
     if (typeof plugin.memoryPages === 'function') {
       if (!(plugin.memoryPages() <= POLICY_RETIRE_MEMORY_PAGES)) this.#retire(slot, plugin);
       return;
     }
-    if (size <= MEMORY_CHECK_BYTES) return;
+    if (size <= MEMORY_CHECK_BYTES && ms < MEMORY_CHECK_MS) return;
     let pages = NaN;
     try {
       const out = await plugin.call(EXPORT.describe, '{"memory":true}');

@@ -107,25 +107,30 @@ function heavyDiffRequest() {
   return cases[0];
 }
 
-test('the raw path reads its memory after every call: small requests that grow it retire the plugin', async () => {
-  // Forty in a row, each leaving megabytes of garbage (collected only between calls), once grew a
-  // plugin to a 2048-page cap, where a call that needed more trapped: memory was read only after a
-  // call over MEMORY_CHECK_BYTES.
-  const { input, error } = heavyDiffRequest();
-  assert.ok(Buffer.byteLength(input) < MEMORY_CHECK_BYTES);
-  const t = await load({ memoryMaxPages: 2048, callTimeoutMs: 0 });
-  try {
-    for (let i = 0; i < 40; i++) {
-      await assert.rejects(t.call('contract_diff', input), (e) => {
-        assert.ok(e instanceof ToolerrError);
-        assert.deepEqual({ code: e.code, message: e.message }, error, `call ${i + 1}`);
-        return true;
-      });
+for (const [engine, how] of [
+  ['raw', 'the raw path reads its memory after every call'],
+  ['extism', 'an Extism plugin is asked after a call of MEMORY_CHECK_MS or longer'],
+]) {
+  test(`${how}: small requests that grow it retire the plugin`, async () => {
+    // Forty in a row, each leaving megabytes of garbage (collected only between calls), once grew
+    // a plugin to a 2048-page cap, where a call that needed more trapped: memory was read only
+    // after a call over MEMORY_CHECK_BYTES.
+    const { input, error } = heavyDiffRequest();
+    assert.ok(Buffer.byteLength(input) < MEMORY_CHECK_BYTES);
+    const t = await load({ engine, memoryMaxPages: 2048, callTimeoutMs: 0 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        await assert.rejects(t.call('contract_diff', input), (e) => {
+          assert.ok(e instanceof ToolerrError);
+          assert.deepEqual({ code: e.code, message: e.message }, error, `call ${i + 1}`);
+          return true;
+        });
+      }
+    } finally {
+      await t.close();
     }
-  } finally {
-    await t.close();
-  }
-});
+  });
+}
 
 test('a request over the limit is refused before the module', async () => {
   const t = await load();

@@ -44,11 +44,18 @@ pub const MAX_VALUES: usize = 200000;
 
 /// `memoryCheckBytes`: the size of a request or response (64 KiB) over which an
 /// Extism engine, which must ask the module (one more call), asks an instance
-/// how far its memory grew (the host policy's retireMemoryPages); an engine
-/// that reads the memory directly checks after every call, since a small
-/// request can grow it too (a contract_diff refused at its budget allocates
-/// megabytes).
+/// how far its memory grew (the host policy's retireMemoryPages); it asks after
+/// a call that ran memoryCheckMs or longer too, and an engine that reads the
+/// memory directly checks after every call, since a small request can grow it
+/// too (a contract_diff refused at its budget allocates megabytes).
 pub const MEMORY_CHECK_BYTES: usize = 65536;
+
+/// `memoryCheckMs`: the time (1 ms) from which a call on an Extism engine,
+/// whatever its size, is followed by the question of how far the instance's
+/// memory grew: growing it takes allocating, and allocating megabytes takes
+/// milliseconds, while the question costs about one small call; without it a
+/// run of small heavy requests grew an instance to its cap.
+pub const MEMORY_CHECK_MS: u64 = 1;
 
 /// `gateHeadBytes`: how much of a line over maxRequestBytes a host sends to
 /// gate, after the line's length: enough to read its id, method and tool.
@@ -72,9 +79,10 @@ pub const POLICY_MAX_REQUEST_BYTES: usize = 4194304;
 /// The host policy's `retireMemoryPages` (grown instance): after every call,
 /// reads how far the instance's linear memory grew (an engine that can only ask
 /// the module, `describe` with `"memory": true`: Extism, asks after a call
-/// whose request or response is over 64 KiB) and retires an instance over 1024
-/// pages (64 MiB) when its call ends: linear memory never shrinks, and a heap
-/// grown near the cap would fail a later call that a fresh instance serves.
+/// whose request or response is over 64 KiB or that ran 1 ms or longer) and
+/// retires an instance over 1024 pages (64 MiB) when its call ends: linear
+/// memory never shrinks, and a heap grown near the cap would fail a later call
+/// that a fresh instance serves.
 pub const POLICY_RETIRE_MEMORY_PAGES: u32 = 1024;
 
 /// One block of an MCP CallToolResult; toolerr only produces and reads text

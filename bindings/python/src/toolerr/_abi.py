@@ -27,10 +27,15 @@ MAX_VALUES: Final = 200000
 # Numbers of the ABI that are neither limits nor policy defaults.
 #: MEMORY_CHECK_BYTES is the size of a request or response (64 KiB) over which an Extism engine,
 #: which must ask the module (one more call), asks an instance how far its memory grew (the host
-#: policy's retireMemoryPages); an engine that reads the memory directly checks after every call,
-#: since a small request can grow it too (a contract_diff refused at its budget allocates
-#: megabytes).
+#: policy's retireMemoryPages); it asks after a call that ran memoryCheckMs or longer too, and an
+#: engine that reads the memory directly checks after every call, since a small request can grow it
+#: too (a contract_diff refused at its budget allocates megabytes).
 MEMORY_CHECK_BYTES: Final = 65536
+#: MEMORY_CHECK_MS is the time (1 ms) from which a call on an Extism engine, whatever its size, is
+#: followed by the question of how far the instance's memory grew: growing it takes allocating, and
+#: allocating megabytes takes milliseconds, while the question costs about one small call; without
+#: it a run of small heavy requests grew an instance to its cap.
+MEMORY_CHECK_MS: Final = 1
 #: GATE_HEAD_BYTES is how much of a line over maxRequestBytes a host sends to gate, after the line's
 #: length: enough to read its id, method and tool.
 GATE_HEAD_BYTES: Final = 65536
@@ -49,9 +54,9 @@ POLICY_CALL_TIMEOUT_MS: Final = 10000
 POLICY_MAX_REQUEST_BYTES: Final = 4194304
 #: POLICY_RETIRE_MEMORY_PAGES, grown instance: after every call, reads how far the instance's linear
 #: memory grew (an engine that can only ask the module, describe with "memory": true: Extism, asks
-#: after a call whose request or response is over 64 KiB) and retires an instance over 1024 pages
-#: (64 MiB) when its call ends: linear memory never shrinks, and a heap grown near the cap would
-#: fail a later call that a fresh instance serves.
+#: after a call whose request or response is over 64 KiB or that ran 1 ms or longer) and retires an
+#: instance over 1024 pages (64 MiB) when its call ends: linear memory never shrinks, and a heap
+#: grown near the cap would fail a later call that a fresh instance serves.
 POLICY_RETIRE_MEMORY_PAGES: Final = 1024
 
 #: ExportName is the name of a JSON export of the module.

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, Literal, Union
@@ -36,6 +37,7 @@ from ._abi import (
     ABI_MAJOR,
     MAX_DEPTH,
     MEMORY_CHECK_BYTES,
+    MEMORY_CHECK_MS,
     POLICY_CALL_TIMEOUT_MS,
     POLICY_MAX_REQUEST_BYTES,
     POLICY_MEMORY_MAX_PAGES,
@@ -259,7 +261,8 @@ class Toolerr:
     out is dropped, and so is one whose memory grew past
     ``POLICY_RETIRE_MEMORY_PAGES`` (read after every call on wasmtime;
     asked, with one more call, after a call whose request or response is
-    over ``MEMORY_CHECK_BYTES`` on Extism).
+    over ``MEMORY_CHECK_BYTES`` or that ran ``MEMORY_CHECK_MS`` or longer on
+    Extism).
 
     Loading refuses bytes whose sha256 differs from the recorded digest and
     a module whose ABI major is not 1; the extism engine also refuses a
@@ -342,11 +345,12 @@ class Toolerr:
                 f"{export}: request is {len(body)} bytes, over the limit of {self.max_request_bytes}",
             )
         instance = self._acquire()
+        started = time.perf_counter()
         try:
             out: bytes = instance.call(export, body)
         except ToolerrError as error:
             # The module refused the request: the instance stays in service.
-            self._settle(instance, len(body))
+            self._settle(instance, len(body), time.perf_counter() - started)
             raise error from None
         except Broken as broken:
             # A trap or a timeout: the instance's state is undefined.
@@ -355,7 +359,7 @@ class Toolerr:
         except BaseException:
             self._discard(instance)
             raise
-        self._settle(instance, max(len(body), len(out)))
+        self._settle(instance, max(len(body), len(out)), time.perf_counter() - started)
         return out.decode("utf-8")
 
     def call_json(self, export: str, request: Request = None) -> Any:
@@ -436,14 +440,21 @@ class Toolerr:
                     self._cond.notify()
             raise
 
-    def _settle(self, instance: Any, size: int) -> None:
+    def _settle(self, instance: Any, size: int, seconds: float) -> None:
         """Return a healthy instance to the pool, or retire it when the call
-        (whose larger of request and response is size bytes) grew its memory
-        past POLICY_RETIRE_MEMORY_PAGES: read after every call where the
-        instance reads it directly (a small request can grow it too), asked
-        (one more call) after a call over MEMORY_CHECK_BYTES otherwise."""
-        direct = getattr(instance, "MEMORY_READ_DIRECTLY", False)
-        if (direct or size > MEMORY_CHECK_BYTES) and instance.memory_pages() > POLICY_RETIRE_MEMORY_PAGES:
+        (whose larger of request and response is size bytes, and which took
+        seconds) grew its memory past POLICY_RETIRE_MEMORY_PAGES: read after
+        every call where the instance reads it directly (a small request can
+        grow it too), asked (one more call) otherwise after a call over
+        MEMORY_CHECK_BYTES or of MEMORY_CHECK_MS or longer (growing the
+        memory takes allocating, and allocating megabytes takes
+        milliseconds)."""
+        asked = (
+            getattr(instance, "MEMORY_READ_DIRECTLY", False)
+            or size > MEMORY_CHECK_BYTES
+            or seconds * 1000 >= MEMORY_CHECK_MS
+        )
+        if asked and instance.memory_pages() > POLICY_RETIRE_MEMORY_PAGES:
             self._discard(instance)
         else:
             self._release(instance)
