@@ -82,9 +82,19 @@ func isDialError(err error) bool {
 
 func do(t *testing.T, method, url, session, body string, header ...string) *exchangeResult {
 	t.Helper()
+	r, err := exchange(method, url, session, body, header...)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return r
+}
+
+// exchange is do without a test: what a goroutine of a test calls (a
+// test may fail only from its own goroutine).
+func exchange(method, url, session, body string, header ...string) (*exchangeResult, error) {
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
@@ -111,17 +121,41 @@ func do(t *testing.T, method, url, session, body string, header ...string) *exch
 		resp, err = http.DefaultClient.Do(req.WithContext(ctx))
 	}
 	if err != nil {
-		t.Fatalf("%s: %v", method, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	r := &exchangeResult{status: resp.StatusCode, header: resp.Header}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		r.events, r.comment = readEvents(resp.Body, -1)
-		return r
+		return r, nil
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	r.body = string(raw)
-	return r
+	return r, nil
+}
+
+// postLater sends a POST from a goroutine of its own; await gives its
+// result, failing the test on the test's goroutine.
+func (p *httpProxy) postLater(sid, body string) (await func() *exchangeResult, done <-chan struct{}) {
+	type outcome struct {
+		r   *exchangeResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	over := make(chan struct{})
+	go func() {
+		r, err := exchange("POST", p.srv.URL, sid, body)
+		ch <- outcome{r, err}
+		close(over)
+	}()
+	return func() *exchangeResult {
+		p.t.Helper()
+		o := <-ch
+		if o.err != nil {
+			p.t.Fatalf("POST: %v", o.err)
+		}
+		return o.r
+	}, over
 }
 
 // readEvents reads an event stream's message data until it ends, or until
@@ -259,10 +293,7 @@ func TestHTTP_Streams(t *testing.T) {
 	defer get.Body.Close()
 	getEvents := make(chan []string, 1)
 	go func() { ev, _ := readEvents(get.Body, 1); getEvents <- ev }()
-	post := make(chan *exchangeResult, 1)
-	go func() {
-		post <- p.post(sid, `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"tok"}}}`)
-	}()
+	post, _ := p.postLater(sid, `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"tok"}}}`)
 	var sampling string
 	select {
 	case ev := <-getEvents:
@@ -277,7 +308,7 @@ func TestHTTP_Streams(t *testing.T) {
 	if r := p.post(sid, `{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`); r.status != http.StatusAccepted {
 		t.Errorf("the client's answer: %d %s", r.status, r.body)
 	}
-	r := <-post
+	r := post()
 	if r.header.Get("Content-Type") != "text/event-stream" || len(r.events) != 2 ||
 		!strings.Contains(r.events[0], `"method":"notifications/progress"`) || !strings.Contains(r.events[1], `"text":"sampled"`) {
 		t.Errorf("the call's stream: %s %q", r.header.Get("Content-Type"), r.events)
@@ -408,16 +439,15 @@ func TestHTTP_Bodies(t *testing.T) {
 func TestHTTP_Cancelled(t *testing.T) {
 	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(map[string]string{"slow": ""}))
 	sid := p.open()
-	post := make(chan *exchangeResult, 1)
-	go func() { post <- p.post(sid, call("1", "slow", `{}`)) }()
+	post, posted := p.postLater(sid, call("1", "slow", `{}`))
 	time.Sleep(100 * time.Millisecond)
 	if r := p.post(sid, call("1", "echo", `{"message":"same id"}`)); !strings.Contains(r.body, `"id":1,"error":{"code":-32600,"message":"Invalid Request: a request of this session with that id is still waiting`) {
 		t.Errorf("an id in use: %d %s", r.status, r.body)
 	}
 	p.post(sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	select {
-	case r := <-post:
-		if r.status != http.StatusAccepted {
+	case <-posted:
+		if r := post(); r.status != http.StatusAccepted {
 			t.Errorf("the cancelled call's POST: %d %s %q", r.status, r.body, r.events)
 		}
 	case <-time.After(15 * time.Second):
@@ -430,11 +460,10 @@ func TestHTTP_Cancelled(t *testing.T) {
 func TestHTTP_ServerEnds(t *testing.T) {
 	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(map[string]string{"slow": ""}))
 	a, b := p.open(), p.open()
-	post := make(chan *exchangeResult, 1)
-	go func() { post <- p.post(a, call("1", "slow", `{}`)) }()
+	post, _ := p.postLater(a, call("1", "slow", `{}`))
 	time.Sleep(100 * time.Millisecond)
 	p.server(0).peer.Close()
-	r := <-post
+	r := post()
 	if text, _ := textOf(t, r.body); !strings.HasPrefix(text, `<tool_error code="HANDOFF_UPSTREAM_UNAVAILABLE"`) {
 		t.Errorf("the pending call: %s", text)
 	}
