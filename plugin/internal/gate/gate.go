@@ -178,7 +178,7 @@ func ignore(why string) Decision { return Decision{Verdict: Ignore, Reason: why}
 // checkCut decides on the head of a line over the limit: a request whose
 // id the head shows is answered, a tool call (whose name it shows) with a
 // validation error; anything else is ignored.
-func checkCut(s scan, head []byte, total int) Decision {
+func checkCut(s *scan, head []byte, total int) Decision {
 	tooLong := "the message is " + strconv.Itoa(total) + " bytes, over the limit of " + strconv.Itoa(abi.MaxRequestBytes)
 	if !s.cut || !s.object || !s.requestShape() || s.jsonrpc.text != "2.0" || !usableID(s.id) {
 		return ignore(tooLong)
@@ -192,7 +192,7 @@ func checkCut(s scan, head []byte, total int) Decision {
 
 // requestShape: the head read so far holds a string method, and the
 // members it read are complete and given once.
-func (s scan) requestShape() bool {
+func (s *scan) requestShape() bool {
 	for _, m := range []member{s.jsonrpc, s.id, s.method} {
 		if m.kind == kindNone || m.at.end < 0 || m.twice {
 			return false
@@ -209,7 +209,7 @@ func usableID(id member) bool {
 
 // firstFixInArguments returns the first lone surrogate escape or byte that
 // is not UTF-8 inside the arguments of line, as sent; nil for none.
-func (s scan) firstFixInArguments(line []byte) []byte {
+func (s *scan) firstFixInArguments(line []byte) []byte {
 	a := s.arguments.at
 	if s.arguments.kind == kindNone || a.end < 0 {
 		return nil
@@ -225,7 +225,7 @@ func (s scan) firstFixInArguments(line []byte) []byte {
 // decide gives the verdict on a whole line, one JSON value that needs no
 // fixes; unreadable is what of its arguments was not Unicode before the
 // fixes (nil for none).
-func decide(s scan, line, unreadable []byte) Decision {
+func decide(s *scan, line, unreadable []byte) Decision {
 	if !s.object {
 		if firstByte(line) == '[' {
 			return ignore("a batch (a JSON array): MCP sends one message a line")
@@ -237,7 +237,7 @@ func decide(s scan, line, unreadable []byte) Decision {
 	// (A value with a method, not a closure: in the module a closure over
 	// s is an allocation of the whole scan on every line.)
 	refuse := refusal{answerable: answerable, line: line, id: s.id.at}
-	if name := givenTwice(&s); name != "" {
+	if name := givenTwice(s); name != "" {
 		if name == "id" {
 			refuse.answerable = false
 		}
@@ -411,7 +411,7 @@ func shortName(name string) string {
 
 // decideCall answers a tools/call request whose params or arguments no
 // SDK reads intact; done is false for one the other rules decide.
-func decideCall(s scan, line, unreadable []byte) (Decision, bool) {
+func decideCall(s *scan, line, unreadable []byte) (Decision, bool) {
 	id := line[s.id.at.start:s.id.at.end]
 	if s.params.kind != kindObject || s.name.kind != kindString || s.name.twice || s.arguments.twice {
 		return Decision{Verdict: Answer, ID: id, ErrorCode: CodeInvalidParams,

@@ -138,21 +138,26 @@ func (sc *scanner) isObject() bool {
 }
 
 // scanLine reads b. With cut set, b is the head of a longer line: running
-// out of input is not a syntax error.
-func scanLine(b []byte, cut bool) scan {
+// out of input is not a syntax error. The scan is returned by pointer (to
+// the scanner's own): in the module a scan passed or returned by value is
+// copied field by field, and passed to a function of its own it becomes
+// dozens of arguments, a call HotSpot cannot compile on Chicory, which
+// left the gate interpreted there.
+func scanLine(b []byte, cut bool) *scan {
 	sc := &scanner{b: b}
 	if !sc.run() {
-		if cut && sc.s.cut {
-			return sc.s
+		if !cut || !sc.s.cut {
+			sc.s = scan{}
 		}
-		return scan{}
+		return &sc.s
 	}
 	if cut {
 		// A head that is a whole value is not what the host said it is.
-		return scan{}
+		sc.s = scan{}
+		return &sc.s
 	}
 	sc.s.ok = true
-	return sc.s
+	return &sc.s
 }
 
 // run reads the line; false on a syntax error (or, with s.cut set, at the
