@@ -26,7 +26,9 @@ var healServers = []healServer{
 	{"go", []string{"bin/heal-go"}},
 	{"node", []string{"node", "tests/heal/servers/node/server.mjs", "--zod", "4"}},
 	{"python", []string{".venv/bin/python", "tests/heal/servers/python/server.py"}},
+	{"python-fastmcp", []string{".venv/bin/python", "tests/heal/servers/python/server.py", "--sdk", "fastmcp"}},
 	{"rust", []string{"bin/heal-rust"}},
+	{"java", []string{"java", "-XX:-DontCompileHugeMethods", "-jar", "bin/heal-java.jar"}},
 }
 
 // healRounds is how many valid calls each server answers, interleaved.
@@ -93,7 +95,7 @@ func healBench() (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(healHeading + "\n")
-	fmt.Fprintf(&b, "Each language's heal-bench server (tests/heal/servers: every tool of the heal corpus on its official MCP SDK) answers a valid `read_text_file` call, plain (the SDK alone) and healed as its binding's README teaches (heal, and the SDK's stdio transport behind toolerr's stdio gate); the Go SDK's client calls every server in turn, %d calls each. Time is the median round trip.\n\n", healRounds)
+	fmt.Fprintf(&b, "Each language's heal-bench server (tests/heal/servers: every tool of the heal corpus on its official MCP SDK; python-fastmcp is the Python server's functions on FastMCP instead, `--sdk fastmcp`) answers a valid `read_text_file` call, plain (the SDK alone) and healed as its binding's README teaches (heal, and the SDK's stdio transport behind toolerr's stdio gate); the Go SDK's client calls every server in turn, %d calls each. Time is the median round trip.\n\n", healRounds)
 	b.WriteString("| language | plain | healed | ratio | at most 1.10x |\n|---|---|---|---|---|\n")
 	for i := 0; i < len(paths); i += 2 {
 		plain, healed := median(times[i]), median(times[i+1])

@@ -97,7 +97,11 @@ func moduleReport() (string, error) {
 	b.WriteString("| host | empty cache | warm cache | difference | ratio | at most 3x | what an empty cache costs |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range firsts {
 		ratio := f.empty / f.hot
-		fmt.Fprintf(&b, "| %s | %.0f ms | %.0f ms | %.0f ms | %.1fx | %s | %s |\n", f.engine, f.empty, f.hot, f.empty-f.hot, ratio, yesNo(ratio <= 3), coldWork[f.engine])
+		met := yesNo(ratio <= 3)
+		if def, ok := optIn[f.engine]; ok {
+			met += " (opt-in; the binding's default is " + def + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %.0f ms | %.0f ms | %.0f ms | %.1fx | %s | %s |\n", f.engine, f.empty, f.hot, f.empty-f.hot, ratio, met, coldWork[f.engine])
 	}
 	return b.String(), nil
 }

@@ -4,9 +4,11 @@ carries the types and pydantic constraints of its JSON Schema (built here,
 as a developer would write them by hand), answering "ok" to arguments that
 reach it. The heal bench (go run ./tests/heal) drives it.
 
-    .venv/bin/python tests/heal/servers/python/server.py [--plain] [--corpus FILE]
+    .venv/bin/python tests/heal/servers/python/server.py [--plain] [--sdk mcp|fastmcp] [--corpus FILE]
 
---plain serves without toolerr (the SDK's own texts).
+--plain serves without toolerr (the SDK's own texts). --sdk fastmcp serves
+the same functions on FastMCP (``@mcp.tool``, ``mcp.run()``) instead, which
+the benchmarks (go run ./tests/bench) time beside the others.
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ def handler(tool: dict[str, Any]) -> Any:
         return "ok"
 
     ok.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
+    # FastMCP reads the types from the annotations (pydantic's TypeAdapter of the function).
+    ok.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
     ok.__name__ = model_name(tool["tool"])
     ok.__doc__ = tool["tool"]
     return ok
@@ -125,17 +129,28 @@ def handler(tool: dict[str, Any]) -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--plain", action="store_true", help="serve without toolerr")
+    parser.add_argument("--sdk", choices=("mcp", "fastmcp"), default="mcp", help="the MCPServer of mcp, or FastMCP")
     parser.add_argument("--corpus", default=str(Path(__file__).resolve().parents[2] / "corpus.json"))
     options = parser.parse_args()
     corpus = json.loads(Path(options.corpus).read_text(encoding="utf-8"))
-    server = MCPServer("heal-python", log_level="ERROR")
-    for tool in corpus["tools"]:
-        server.tool(name=tool["tool"], structured_output=False)(handler(tool))
+    if options.sdk == "fastmcp":
+        from fastmcp import FastMCP
+
+        server: Any = FastMCP("heal-python")
+        for tool in corpus["tools"]:
+            server.tool(name=tool["tool"], output_schema=None)(handler(tool))
+    else:
+        server = MCPServer("heal-python", log_level="ERROR")
+        for tool in corpus["tools"]:
+            server.tool(name=tool["tool"], structured_output=False)(handler(tool))
     if not options.plain:
         import toolerr
 
         toolerr.heal(server)
-    server.run()
+    if options.sdk == "fastmcp":
+        server.run(show_banner=False, log_level="ERROR")
+    else:
+        server.run()
 
 
 if __name__ == "__main__":
