@@ -31,6 +31,7 @@ import io.github.toolerr.abi.ValidationEnvelope;
 import io.github.toolerr.internal.Engine;
 import io.github.toolerr.internal.Json;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -217,8 +218,14 @@ public final class Toolerr implements AutoCloseable {
    */
   public GateResponse gate(byte[] line) {
     if (line.length > Options.MAX_REQUEST_BYTES) return gate(line.length, line);
-    return Json.decode(Json.parse(new String(call("gate", line), StandardCharsets.UTF_8)), GateResponse.class);
+    byte[] out = call("gate", line);
+    // The verdict on almost every line, as the module writes it, without the general decoder.
+    if (Arrays.equals(out, GATE_PASS)) return PASS;
+    return Json.decode(Json.parse(new String(out, StandardCharsets.UTF_8)), GateResponse.class);
   }
+
+  private static final byte[] GATE_PASS = "{\"verdict\":\"pass\"}".getBytes(StandardCharsets.US_ASCII);
+  private static final GateResponse PASS = new GateResponse("pass", null, null, null);
 
   /**
    * gate is the gate on a line of size bytes too long to hold whole: head is its first bytes (at
@@ -273,9 +280,14 @@ public final class Toolerr implements AutoCloseable {
 
   /** validate sends a whole ValidateRequest. */
   public Optional<CallToolResult> validate(ValidateRequest request) {
-    ValidateResponse r = call("validate", request, ValidateResponse.class);
+    byte[] out = call("validate", encode("validate", request).getBytes(StandardCharsets.UTF_8));
+    // Valid arguments, the answer to almost every call, as the module writes it.
+    if (Arrays.equals(out, VALID)) return Optional.empty();
+    ValidateResponse r = Json.decode(Json.parse(new String(out, StandardCharsets.UTF_8)), ValidateResponse.class);
     return r.valid() ? Optional.empty() : Optional.of(r.result());
   }
+
+  private static final byte[] VALID = "{\"valid\":true}".getBytes(StandardCharsets.US_ASCII);
 
   // ---- contracts
 

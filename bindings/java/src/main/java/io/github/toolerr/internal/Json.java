@@ -111,7 +111,7 @@ public final class Json {
     } else if (v instanceof Record r) {
       out.append('{');
       boolean first = true;
-      for (RecordComponent c : r.getClass().getRecordComponents()) {
+      for (RecordComponent c : COMPONENTS.get(r.getClass())) {
         Object value;
         try {
           value = c.getAccessor().invoke(r);
@@ -488,7 +488,7 @@ public final class Json {
     }
     if (c.isRecord()) {
       if (!(v instanceof Map<?, ?> m)) throw mismatch(path, "an object", v);
-      RecordComponent[] comps = c.getRecordComponents();
+      RecordComponent[] comps = COMPONENTS.get(c);
       Object[] values = new Object[comps.length];
       for (int i = 0; i < comps.length; i++) {
         values[i] = decode(m.get(comps[i].getName()), comps[i].getGenericType(), join(path, comps[i].getName()));
@@ -502,6 +502,18 @@ public final class Json {
     if (c.isInstance(v)) return v;
     throw mismatch(path, c.getSimpleName(), v);
   }
+
+  /**
+   * COMPONENTS keeps each record class's components: Class.getRecordComponents builds them anew
+   * (by reflection) on every call, and every request and response goes through them.
+   */
+  private static final ClassValue<RecordComponent[]> COMPONENTS =
+      new ClassValue<>() {
+        @Override
+        protected RecordComponent[] computeValue(Class<?> type) {
+          return type.getRecordComponents();
+        }
+      };
 
   private static Constructor<?> constructor(Class<?> c, RecordComponent[] comps) {
     return CONSTRUCTORS.computeIfAbsent(
