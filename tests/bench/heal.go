@@ -28,7 +28,7 @@ var healServers = []healServer{
 	{"python", []string{".venv/bin/python", "tests/heal/servers/python/server.py"}},
 	{"python-fastmcp", []string{".venv/bin/python", "tests/heal/servers/python/server.py", "--sdk", "fastmcp"}},
 	{"rust", []string{"bin/heal-rust"}},
-	{"java", []string{"java", "-XX:-DontCompileHugeMethods", "-jar", "bin/heal-java.jar"}},
+	{"java", []string{"java", "-XX:-DontCompileHugeMethods", "-cp", "bin/heal-java:bin/quickstart-java.jar", "heal.Server"}},
 }
 
 // healRounds is how many valid calls each server answers, interleaved.

@@ -3,7 +3,7 @@
 # Go server, healed or plain), bin/toolerr (for `toolerr proxy`) and
 # bin/heal-rust (the rmcp server, a member of the Cargo workspace, built with
 # the same command as examples/rust/build.sh so that the two share every
-# compiled dependency), and bin/heal-java.jar (the Java SDK server, which
+# compiled dependency), and bin/heal-java (the Java SDK server, which
 # make bench times beside the others). The Node and Python servers run on
 # what `make prepare` installs (examples/node/node_modules, .venv); when
 # either is missing it is installed here. Run from anywhere.
@@ -19,10 +19,9 @@ source tests/cargo-target.sh
 cargo build --locked -j 2 --workspace --all-targets
 cp "$CARGO_TARGET_DIR/debug/heal-rust" bin/heal-rust.tmp
 mv bin/heal-rust.tmp bin/heal-rust
-# The Java server, on the binding build.sh installs into ~/.m2 (as
-# examples/java/build.sh does; clean for the same reason: see there).
-source bindings/java/maven.sh
-bash bindings/java/build.sh
-mvn_run -f tests/heal/servers/java/pom.xml clean package
-cp tests/heal/servers/java/target/heal-java-0.2.0.jar bin/heal-java.jar.tmp
-mv bin/heal-java.jar.tmp bin/heal-java.jar
+# The Java server is one class compiled against the Java quickstart's jar,
+# which carries the binding, the Java SDK and its logger as a user's server
+# has them (examples/java/build.sh builds it); it runs on the same class path.
+bash examples/java/build.sh
+rm -rf bin/heal-java
+javac -d bin/heal-java -cp bin/quickstart-java.jar tests/heal/servers/java/Server.java

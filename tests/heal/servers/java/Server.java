@@ -18,7 +18,7 @@ import java.util.Map;
  * stdio), each tool declared with its JSON Schema as published and answering "ok" to arguments that
  * reach it. The benchmarks (go run ./tests/bench) time a valid call of it, plain and healed.
  *
- * <p>java -jar bin/heal-java.jar [--plain] [--corpus FILE]
+ * <p>java -cp bin/heal-java:bin/quickstart-java.jar heal.Server [--plain] [--corpus FILE]
  *
  * <p>--plain serves without toolerr: the SDK's stdio transport, and its own check of the arguments
  * against each tool's schema. Healed is what the binding's README teaches: Heal.stdio, the SDK's own
