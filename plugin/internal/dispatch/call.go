@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/gate"
 	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 	"github.com/toolerr/toolerr/plugin/internal/render"
 	"github.com/toolerr/toolerr/plugin/internal/validation"
@@ -95,6 +96,7 @@ type call struct {
 	line    []byte
 	tool    render.ToolError
 	issues  []validation.Issue
+	gate    gate.Checker
 }
 
 var calls = sync.Pool{New: func() any { return new(call) }}
@@ -105,6 +107,7 @@ const maxScratch = 64 << 10
 func (c *call) release() {
 	c.dec.Trim()
 	c.req, c.out = request{}, nil
+	c.gate.Forget()
 	c.scratch, c.line = jsonv.KeepUpTo(c.scratch, maxScratch), jsonv.KeepUpTo(c.line, maxScratch)
 	// What a kept slice still points to is the finished call's; cleared,
 	// it is not kept alive by the pool.

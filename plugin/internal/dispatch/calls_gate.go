@@ -18,7 +18,7 @@ func callGate(c *call, input []byte) *abi.Error {
 	if len(input) > abi.MaxRequestBytes {
 		return abi.Errorf(abi.CodeRequestTooLarge, "gate: request is %d bytes, over the limit of %d; send a longer line as its length, a line feed and its first bytes", len(input), abi.MaxRequestBytes)
 	}
-	d, err := gate.Check(input)
+	d, err := c.gate.Check(input)
 	if err != nil {
 		var abiErr *abi.Error
 		if errors.As(err, &abiErr) {

@@ -135,7 +135,7 @@ func callValidate(c *call, r *request) *abi.Error {
 		return r.err
 	}
 	idx := &jsonv.Index{}
-	issues, verr := validation.Validate(schema, args, idx, validation.WorkBudget(r.size))
+	issues, verr := validation.Validate(schema, c.dec.TopText(r.obj, "schema"), args, idx, validation.WorkBudget(r.size))
 	if verr != nil {
 		var work *validation.TooMuchWorkError
 		if errors.As(verr, &work) {

@@ -70,3 +70,30 @@ func TestAppendCall(t *testing.T) {
 		t.Errorf("after an error: %q, %v", out, err)
 	}
 }
+
+// validate keeps compiled schemas by their text as the request wrote it:
+// the same schema spaced another way answers alike, and of a schema given
+// twice the last counts, as it does for the check itself.
+func TestValidate_SchemaAsWritten(t *testing.T) {
+	cases := []struct{ request, want string }{
+		{`{"action":"k.a","schema":{"type":"object","properties":{"n":{"type":"integer"}}},"args":{"n":1}}`, `{"valid":true}`},
+		{`{"action":"k.a","schema": { "type" : "object" , "properties":{"n":{"type":"integer"}} },"args":{"n":1}}`, `{"valid":true}`},
+		{`{"action":"k.a","schema":{"type":"string"},"schema":{"type":"object"},"args":{}}`, `{"valid":true}`},
+		{`{"action":"k.a","schema":{"type":"object"},"schema":{"type":"string"},"args":{}}`, `{"valid":false`},
+		{`{"action":"k.a","schema":{"type":"string"},"args":{}}`, `{"valid":false`},
+		{`{"action":"k.a","schema":{"type":"object"},"args":{}}`, `{"valid":true}`},
+		{`{"action":"k.a","schema":{"type":"object","properties":{"n":{"type":"integer"}}},"args":{"n":"x"}}`, `{"valid":false`},
+		{`{"action":"k.a","schema": { "type" : "object" , "properties":{"n":{"type":"integer"}} },"args":{"n":"x"}}`, `{"valid":false`},
+	}
+	for round := 0; round < 2; round++ { // the second round from the cache
+		for _, c := range cases {
+			out, err := Call("validate", []byte(c.request))
+			if err != nil {
+				t.Fatalf("%s: %v", c.request, err)
+			}
+			if !strings.HasPrefix(string(out), c.want) {
+				t.Errorf("round %d, %s:\n%s\nwant %s...", round, c.request, out, c.want)
+			}
+		}
+	}
+}

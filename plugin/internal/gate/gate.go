@@ -26,6 +26,7 @@ import (
 	"strconv"
 
 	"github.com/toolerr/toolerr/abi"
+	"github.com/toolerr/toolerr/plugin/internal/jsonv"
 )
 
 // Limits of what the gate hands on.
@@ -119,6 +120,27 @@ type Decision struct {
 // length in bytes (decimal), a line feed, and its first bytes: no line
 // holds a line feed, so the two forms cannot be confused.
 func Check(input []byte) (Decision, error) {
+	var c Checker
+	return c.Check(input)
+}
+
+// Checker is Check with a scanner kept from line to line: the module's
+// pooled call state holds one, so that a line allocates no scanner (a
+// kilobyte on every line otherwise, and the collector's work with it).
+// The zero value is ready; one Checker checks one line at a time.
+type Checker struct {
+	sc scanner
+}
+
+// Forget drops what the checker holds of the last line (the line itself,
+// the names decoded from it), keeping only a small buffer (the levels of a
+// line nested deeper than 4,100 levels are not kept).
+func (c *Checker) Forget() {
+	c.sc = scanner{deep: jsonv.KeepUpTo(c.sc.deep, 64)[:0]}
+}
+
+// Check is the package's Check, on c's scanner.
+func (c *Checker) Check(input []byte) (Decision, error) {
 	total, head, cut, err := splitCut(input)
 	if err != nil {
 		return Decision{}, err
@@ -126,7 +148,7 @@ func Check(input []byte) (Decision, error) {
 	if blank(head) {
 		return ignore("blank"), nil
 	}
-	s := scanLine(head, cut)
+	s := c.sc.scanLine(head, cut)
 	if !s.ok && !s.cut {
 		return ignore("not JSON"), nil
 	}
@@ -136,7 +158,7 @@ func Check(input []byte) (Decision, error) {
 		unreadable = s.firstFixInArguments(head)
 		// The decision is made on the line as the SDK will read it.
 		fixed = applyFixes(head, s.fixes, s.fixEscapes)
-		s = scanLine(fixed, cut)
+		s = c.sc.scanLine(fixed, cut)
 	}
 	if cut {
 		return checkCut(s, fixed, total), nil

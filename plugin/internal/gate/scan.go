@@ -142,9 +142,11 @@ func (sc *scanner) isObject() bool {
 // the scanner's own): in the module a scan passed or returned by value is
 // copied field by field, and passed to a function of its own it becomes
 // dozens of arguments, a call HotSpot cannot compile on Chicory, which
-// left the gate interpreted there.
-func scanLine(b []byte, cut bool) *scan {
-	sc := &scanner{b: b}
+// left the gate interpreted there. The scanner starts over: what it held
+// of a line before is gone (the first scan's fixes are applied before a
+// line is scanned again).
+func (sc *scanner) scanLine(b []byte, cut bool) *scan {
+	*sc = scanner{b: b, deep: sc.deep[:0]}
 	if !sc.run() {
 		if !cut || !sc.s.cut {
 			sc.s = scan{}

@@ -124,7 +124,15 @@ type Decoder struct {
 	count int // values decoded so far
 	// maxValues bounds count; 0 means no bound.
 	maxValues int
+	// top is the document when it is an object, and texts where the
+	// value of each of its members is in data, in the order of its
+	// members (TopText).
+	top   *Value
+	texts []span
 }
+
+// span is a byte range of the document, [start, end).
+type span struct{ start, end int }
 
 // Chunk sizes: the first chunk of a kind, and the largest a pooled decoder
 // keeps (so a huge request does not pin its memory in the pool).
@@ -140,6 +148,25 @@ func (d *Decoder) start(data []byte, maxDepth, maxValues int) {
 	d.vals, d.memArena, d.itemArena = d.vals[:0], d.memArena[:0], d.itemArena[:0]
 	d.members, d.items = d.members[:0], d.items[:0]
 	d.strs = d.strs[:0]
+	d.top, d.texts = nil, d.texts[:0]
+}
+
+// TopText is the JSON text of member key of top, which must be the
+// decoder's last document, as that document wrote it (the last of the
+// same name, whose value the member holds); nil when top has no such
+// member or is not an object the decoder's last document is. Valid while
+// the document's data is.
+func (d *Decoder) TopText(top *Value, key string) []byte {
+	if top == nil || top != d.top || len(top.Members) != len(d.texts) {
+		return nil
+	}
+	for i := range top.Members {
+		if top.Members[i].Key == key {
+			t := d.texts[i]
+			return d.data[t.start:t.end]
+		}
+	}
+	return nil
 }
 
 // strChunk is the size of a new chunk of string bytes.
@@ -157,7 +184,8 @@ func (d *Decoder) room(n int) {
 // trim drops what a large document grew, so that a pooled decoder does not
 // pin it, and forgets the data.
 func (d *Decoder) Trim() {
-	d.data = nil
+	d.data, d.top = nil, nil
+	d.texts = KeepUpTo(d.texts, MaxChunk)[:0]
 	d.strs = KeepUpTo(d.strs, maxStrings)
 	d.vals = KeepUpTo(d.vals, MaxChunk)
 	d.memArena, d.members = KeepUpTo(d.memArena, MaxChunk), KeepUpTo(d.members, MaxChunk)
@@ -331,6 +359,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		}
 		d.pos++
 		d.skipSpace()
+		at := d.pos
 		member, err := d.value(depth)
 		if err != nil {
 			return nil, err
@@ -338,7 +367,13 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		own := d.members[start:]
 		if i, dup := lookupMember(own, index, key); dup {
 			own[i].Value = member
+			if depth == 1 {
+				d.texts[i] = span{at, d.pos}
+			}
 		} else {
+			if depth == 1 {
+				d.texts = append(d.texts, span{at, d.pos})
+			}
 			d.members = append(d.members, Member{key, member})
 			n := len(d.members) - start
 			if index != nil {
@@ -355,6 +390,9 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		}
 	}
 	v.Members = keep(&d.memArena, &d.members, start)
+	if depth == 1 {
+		d.top = v
+	}
 	return v, nil
 }
 

@@ -145,3 +145,34 @@ func TestAppendNumber(t *testing.T) {
 		}
 	}
 }
+
+// TopText gives each member of the top object as the document wrote it:
+// the last of a repeated name (the one the member holds), spaces inside
+// kept, none outside; nil for a name not there, an object inside the
+// document, or a document that is not an object.
+func TestTopText(t *testing.T) {
+	cases := []struct{ doc, key, want string }{
+		{`{"a":1,"b":{"c": [1, 2]}}`, "b", `{"c": [1, 2]}`},
+		{`{ "a" : "x y" , "b":2 }`, "a", `"x y"`},
+		{`{"s":{"type":"string"},"t":0,"s":{"type":"object"}}`, "s", `{"type":"object"}`},
+		{`{"s":{"s":1}}`, "s", `{"s":1}`},
+		{`{"a":1}`, "b", ""},
+		{`[{"a":1}]`, "a", ""},
+		{`{}`, "a", ""},
+	}
+	for _, c := range cases {
+		var d Decoder
+		top, err := d.Parse([]byte(c.doc), 64, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d.TopText(top, c.key)); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.doc, c.key, got, c.want)
+		}
+	}
+	var d Decoder
+	top, _ := d.Parse([]byte(`{"a":{"b":1}}`), 64, 0)
+	if got := d.TopText(top.Get("a"), "b"); got != nil {
+		t.Errorf("a member's own object: %q, want nil", got)
+	}
+}

@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,24 +26,24 @@ import (
 const schemaURL = "toolerr:///schema.json"
 
 // schemaCacheSize bounds the compiled schemas kept between calls, and
-// schemaCacheBytes the JSON text they were compiled from (but for the last
-// one kept, whatever its size): a compiled schema takes many times the
-// memory of its text, and the cache lives as long as the instance, so
-// large schemas must not pile up in it.
+// schemaCacheBytes the JSON text they were compiled from and their keys
+// (but for the last one kept, whatever its size): a compiled schema takes
+// many times the memory of its text, and the cache lives as long as the
+// instance, so large schemas must not pile up in it.
 const (
 	schemaCacheSize  = 64
 	schemaCacheBytes = 1 << 20
 )
 
-// schemaCache keeps compiled schemas by the sha256 of their JSON text, so
-// validating against the same schema again compiles nothing.
+// schemaCache keeps compiled schemas by the JSON text they came in, so
+// validating against the same schema again compiles nothing and costs one
+// map lookup (not a hash of the schema, nor writing it out again).
 var schemaCache = struct {
 	sync.Mutex
-	byDigest map[[32]byte]*compiled
-	order    [][32]byte
-	sizes    map[[32]byte]int // bytes of each entry's text
-	bytes    int              // of all entries
-}{byDigest: map[[32]byte]*compiled{}, sizes: map[[32]byte]int{}}
+	byText map[string]*compiled
+	order  []string
+	bytes  int // of all entries: their keys and the text compiled
+}{byText: map[string]*compiled{}}
 
 // compiled is a schema as the cache keeps it: the validator's form, the
 // fast path of a flat object schema (nil when it has none), and what the
@@ -53,6 +52,7 @@ type compiled struct {
 	sch  *jsonschema.Schema
 	plan *flatPlan
 	memo *schemaMemo
+	size int // bytes the cache counts: the key and the text compiled
 }
 
 // noRemoteRefs refuses every reference outside the request's schema: the
@@ -63,23 +63,36 @@ func (noRemoteRefs) Load(url string) (any, error) {
 	return nil, fmt.Errorf("references outside the schema are not allowed: %s", url)
 }
 
-// compileSchema returns the compiled form of schema, from the cache when it
-// was compiled before.
+// compileSchema returns the compiled form of schema, whose JSON text as
+// the request wrote it is given (nil: written out here), from the cache
+// when it was compiled before. The same schema written two ways is two
+// entries, each compiled from the schema's own text, alike.
 //
 // Not inlined: a function of its own in the module, one JVM method under
 // HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
-// functions and HotSpot").
+// functions and HotSpot"); the compilation is another, so that the lookup
+// every call makes is a small method HotSpot compiles early.
 //
 //go:noinline
-func compileSchema(schema *jsonv.Value) (*compiled, error) {
-	text := jsonv.AppendValue(nil, schema)
-	digest := sha256.Sum256(text)
+func compileSchema(schema *jsonv.Value, given []byte) (*compiled, error) {
+	if given == nil {
+		given = jsonv.AppendValue(nil, schema)
+	}
 	schemaCache.Lock()
-	found, ok := schemaCache.byDigest[digest]
+	found, ok := schemaCache.byText[jsonv.View(given)]
 	schemaCache.Unlock()
 	if ok {
 		return found, nil
 	}
+	return compileNew(schema, string(given))
+}
+
+// compileNew compiles schema, whose text as given is key, and keeps it in
+// the cache.
+//
+//go:noinline
+func compileNew(schema *jsonv.Value, key string) (*compiled, error) {
+	text := jsonv.AppendValue(nil, schema)
 	if at, found := jsonv.Overflowing(schema); found {
 		return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308), which JSON.parse reads as Infinity: a schema cannot state it", strconv.Quote(at))
 	}
@@ -120,21 +133,19 @@ func compileSchema(schema *jsonv.Value) (*compiled, error) {
 		orderFaults(own, err)
 		return nil, err
 	}
-	entry := &compiled{sch: sch, plan: planFor(own), memo: newSchemaMemo()}
+	entry := &compiled{sch: sch, plan: planFor(own), memo: newSchemaMemo(), size: len(key) + len(text)}
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
-	if _, ok := schemaCache.byDigest[digest]; !ok {
-		for len(schemaCache.order) >= schemaCacheSize || len(schemaCache.order) > 0 && schemaCache.bytes+len(text) > schemaCacheBytes {
+	if _, ok := schemaCache.byText[key]; !ok {
+		for len(schemaCache.order) >= schemaCacheSize || len(schemaCache.order) > 0 && schemaCache.bytes+entry.size > schemaCacheBytes {
 			oldest := schemaCache.order[0]
-			schemaCache.bytes -= schemaCache.sizes[oldest]
-			delete(schemaCache.byDigest, oldest)
-			delete(schemaCache.sizes, oldest)
+			schemaCache.bytes -= schemaCache.byText[oldest].size
+			delete(schemaCache.byText, oldest)
 			schemaCache.order = schemaCache.order[1:]
 		}
-		schemaCache.byDigest[digest] = entry
-		schemaCache.sizes[digest] = len(text)
-		schemaCache.bytes += len(text)
-		schemaCache.order = append(schemaCache.order, digest)
+		schemaCache.byText[key] = entry
+		schemaCache.bytes += entry.size
+		schemaCache.order = append(schemaCache.order, key)
 	}
 	return entry, nil
 }
@@ -439,19 +450,20 @@ func spend(b *workBudget, n int) error {
 
 // Validate checks args against schema, within budget steps (WorkBudget),
 // and returns the issues, in the order of args and then of the schema;
-// none means valid. idx (nil for a new one) finds members in schema and
-// args.
+// none means valid. schemaText is schema's JSON text as the request
+// wrote it (nil: unknown), the cache's key. idx (nil for a new one) finds
+// members in schema and args.
 //
 // Not inlined: a function of its own in the module, one JVM method under
 // HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
 // functions and HotSpot").
 //
 //go:noinline
-func Validate(schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
+func Validate(schema *jsonv.Value, schemaText []byte, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
 	if idx == nil {
 		idx = &jsonv.Index{}
 	}
-	entry, err := compileSchema(schema)
+	entry, err := compileSchema(schema, schemaText)
 	if err != nil {
 		var work *TooMuchWorkError
 		if errors.As(err, &work) {
