@@ -154,11 +154,12 @@ public final class Heal {
   /** healed is spec with its handler healed on host. */
   private static SyncToolSpecification healed(Toolerr host, SyncToolSpecification spec) {
     McpSchema.Tool tool = spec.tool();
+    Object schema = schemaOf(tool);
     var handler = spec.callHandler();
     return new SyncToolSpecification(
         tool,
         (exchange, request) -> {
-          Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+          Optional<McpSchema.CallToolResult> refused = check(host, tool, schema, request);
           if (refused.isPresent()) return refused.get();
           try {
             return handler.apply(exchange, request);
@@ -172,22 +173,41 @@ public final class Heal {
   /** healed is spec with its handler healed on host. */
   private static AsyncToolSpecification healed(Toolerr host, AsyncToolSpecification spec) {
     McpSchema.Tool tool = spec.tool();
+    Object schema = schemaOf(tool);
     var handler = spec.callHandler();
     return new AsyncToolSpecification(
         tool,
         (exchange, request) ->
             Mono.defer(
                     () -> {
-                      Optional<McpSchema.CallToolResult> refused = check(host, tool, request);
+                      Optional<McpSchema.CallToolResult> refused = check(host, tool, schema, request);
                       return refused.isPresent() ? Mono.just(refused.get()) : handler.apply(exchange, request);
                     })
                 .onErrorResume(e -> !(e instanceof VirtualMachineError), e -> Mono.just(failure(host, tool, e))));
   }
 
-  /** check validates the arguments in the module: a result to answer instead of the handler, or empty. */
-  private static Optional<McpSchema.CallToolResult> check(Toolerr host, McpSchema.Tool tool, McpSchema.CallToolRequest request) {
+  /**
+   * schemaOf is the tool's inputSchema as check sends it: its JSON text, written once when the tool
+   * is healed (as the SDK listed it then), or null for a tool without one. A schema that cannot be
+   * written (a number JSON cannot hold) stays the map, and each call reports it as before.
+   */
+  private static Object schemaOf(McpSchema.Tool tool) {
     Map<String, Object> schema = tool.inputSchema();
-    if (schema == null || schema.isEmpty()) return Optional.empty();
+    if (schema == null || schema.isEmpty()) return null;
+    try {
+      return new Json.Raw(Json.write(schema));
+    } catch (Json.Failure e) {
+      return schema;
+    }
+  }
+
+  /**
+   * check validates the arguments in the module against schema (schemaOf): a result to answer
+   * instead of the handler, or empty.
+   */
+  private static Optional<McpSchema.CallToolResult> check(
+      Toolerr host, McpSchema.Tool tool, Object schema, McpSchema.CallToolRequest request) {
+    if (schema == null) return Optional.empty();
     Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
     try {
       return host.validate(tool.name(), schema, args).map(Heal::toMcp);
