@@ -89,14 +89,17 @@ func findExport(name string) *export {
 // makes it fast inside the module, where allocation and garbage
 // collection cost far more than natively.
 type call struct {
-	dec     jsonv.Decoder
-	req     request
-	out     []byte
-	scratch []byte
-	line    []byte
-	tool    render.ToolError
-	issues  []validation.Issue
-	gate    gate.Checker
+	dec jsonv.Decoder
+	// schemaDec decodes validate's schema when dec did not (a compiled
+	// schema's text) and the arguments' issues need it.
+	schemaDec jsonv.Decoder
+	req       request
+	out       []byte
+	scratch   []byte
+	line      []byte
+	tool      render.ToolError
+	issues    []validation.Issue
+	gate      gate.Checker
 }
 
 var calls = sync.Pool{New: func() any { return new(call) }}
@@ -106,6 +109,7 @@ const maxScratch = 64 << 10
 
 func (c *call) release() {
 	c.dec.Trim()
+	c.schemaDec.Trim()
 	c.req, c.out = request{}, nil
 	c.gate.Forget()
 	c.scratch, c.line = jsonv.KeepUpTo(c.scratch, maxScratch), jsonv.KeepUpTo(c.line, maxScratch)

@@ -123,6 +123,18 @@ func (r *request) contract(action string) *contract.Awareness {
 	return a
 }
 
+// knownMember is the member of export's request whose value is not decoded
+// when its text is known, and what knows it: validate's schema, once
+// compiled (a server validates every call against the same few), so that
+// its text found again is neither compiled nor decoded again. None ("")
+// for the other exports.
+func knownMember(export string) (string, jsonv.Known) {
+	if export == "validate" {
+		return "schema", validation.KnownSchema
+	}
+	return "", nil
+}
+
 func callValidate(c *call, r *request) *abi.Error {
 	action := r.requiredString(r.obj, "", "action")
 	schema := r.required(r.obj, "", "schema")
@@ -135,7 +147,11 @@ func callValidate(c *call, r *request) *abi.Error {
 		return r.err
 	}
 	idx := &jsonv.Index{}
-	issues, verr := validation.Validate(schema, c.dec.TopText(r.obj, "schema"), args, idx, validation.WorkBudget(r.size))
+	given := validation.Schema{Value: schema, Text: c.dec.TopText(r.obj, "schema"), Decoder: &c.schemaDec}
+	if schema != nil && schema == c.dec.Deferred() {
+		given.Value = nil // a compiled schema's text, not decoded again
+	}
+	issues, verr := validation.Validate(given, args, idx, validation.WorkBudget(r.size))
 	if verr != nil {
 		var work *validation.TooMuchWorkError
 		if errors.As(verr, &work) {

@@ -51,7 +51,8 @@ func (c *call) decode(export string, input []byte, fields []string) (*request, *
 	if len(input) > abi.MaxRequestBytes {
 		return nil, abi.Errorf(abi.CodeRequestTooLarge, "%s: request is %d bytes, over the limit of %d", export, len(input), abi.MaxRequestBytes)
 	}
-	v, err := c.dec.Parse(input, abi.MaxDepth, abi.MaxValues)
+	key, known := knownMember(export)
+	v, err := c.dec.ParseKnowing(input, abi.MaxDepth, abi.MaxValues, key, known)
 	if err != nil || v.Kind != jsonv.KindObject {
 		return nil, notAnObject(export, v, err)
 	}

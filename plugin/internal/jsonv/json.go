@@ -10,6 +10,7 @@ package jsonv
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -129,6 +130,11 @@ type Decoder struct {
 	// members (TopText).
 	top   *Value
 	texts []span
+	// knownKey and known, for one ParseKnowing, and the value that stood
+	// for a member known (Known).
+	knownKey string
+	known    Known
+	deferred *Value
 }
 
 // span is a byte range of the document, [start, end).
@@ -149,6 +155,7 @@ func (d *Decoder) start(data []byte, maxDepth, maxValues int) {
 	d.members, d.items = d.members[:0], d.items[:0]
 	d.strs = d.strs[:0]
 	d.top, d.texts = nil, d.texts[:0]
+	d.knownKey, d.known, d.deferred = "", nil, nil
 }
 
 // TopText is the JSON text of member key of top, which must be the
@@ -238,9 +245,39 @@ func parseJSONLimited(data []byte, maxDepth, maxValues int) (*Value, error) {
 	return d.Parse(data, maxDepth, maxValues)
 }
 
-// parse decodes data with d.
+// Parse decodes data with d.
 func (d *Decoder) Parse(data []byte, maxDepth, maxValues int) (*Value, error) {
+	return d.parse(data, maxDepth, maxValues, "", nil)
+}
+
+// Known says whether text, the value of a member of a document's top
+// object, is one decoded before as that member's value of a document read
+// with the same limits, and how many values it holds then.
+type Known func(text []byte) (values int, ok bool)
+
+// ParseKnowing is Parse, except that the value of the top object's member
+// key is not decoded when known knows its text: what the member holds is
+// then Deferred, a value of the text's kind and nothing more (an object
+// without members, or a boolean; known may know only those), and the
+// values the text holds count towards maxValues all at once. The outcome
+// is Parse's otherwise, errors included: a known text decoded once
+// without an error, at the same place and within the same limits.
+func (d *Decoder) ParseKnowing(data []byte, maxDepth, maxValues int, key string, known Known) (*Value, error) {
+	return d.parse(data, maxDepth, maxValues, key, known)
+}
+
+// Count is how many values the last document held (so far, after an
+// error).
+func (d *Decoder) Count() int { return d.count }
+
+// Deferred is the value that stood for the known member of the last
+// ParseKnowing (the last of the same name), or nil when its text was
+// decoded.
+func (d *Decoder) Deferred() *Value { return d.deferred }
+
+func (d *Decoder) parse(data []byte, maxDepth, maxValues int, key string, known Known) (*Value, error) {
 	d.start(data, maxDepth, maxValues)
+	d.knownKey, d.known = key, known
 	d.skipSpace()
 	v, err := d.value(0)
 	if err != nil {
@@ -360,9 +397,19 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		d.pos++
 		d.skipSpace()
 		at := d.pos
-		member, err := d.value(depth)
-		if err != nil {
-			return nil, err
+		var member *Value
+		if depth == 1 && d.known != nil && key == d.knownKey {
+			if member, err = d.skipKnown(); err != nil {
+				return nil, err
+			}
+			if member == nil {
+				d.deferred = nil // this one, the last so far, is decoded
+			}
+		}
+		if member == nil {
+			if member, err = d.value(depth); err != nil {
+				return nil, err
+			}
 		}
 		own := d.members[start:]
 		if i, dup := lookupMember(own, index, key); dup {
@@ -394,6 +441,71 @@ func (d *Decoder) object(depth int) (*Value, error) {
 		d.top = v
 	}
 	return v, nil
+}
+
+// skipKnown stands in for the value at d.pos when d.known knows its text:
+// nil (and nothing read) when it does not.
+func (d *Decoder) skipKnown() (*Value, error) {
+	end, ok := skipValue(d.data, d.pos)
+	if !ok {
+		return nil, nil
+	}
+	n, ok := d.known(d.data[d.pos:end])
+	if !ok {
+		return nil, nil
+	}
+	if d.count += n; d.maxValues > 0 && d.count > d.maxValues {
+		return nil, &CountError{d.maxValues}
+	}
+	var v *Value
+	switch d.data[d.pos] {
+	case '{':
+		v = d.newValue(KindObject)
+	case 't', 'f':
+		v = d.newValue(KindBool)
+		v.Bool = d.data[d.pos] == 't'
+	default:
+		return nil, nil
+	}
+	d.pos = end
+	d.deferred = v
+	return v, nil
+}
+
+// skipValue returns where the object, array, true or false at data[i]
+// ends, matching brackets and skipping strings, without checking more:
+// for a text that is not JSON it finds some end or none.
+func skipValue(data []byte, i int) (int, bool) {
+	rest := View(data[i:])
+	switch {
+	case strings.HasPrefix(rest, "true"):
+		return i + 4, true
+	case strings.HasPrefix(rest, "false"):
+		return i + 5, true
+	case rest == "" || rest[0] != '{' && rest[0] != '[':
+		return 0, false
+	}
+	open := 0
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			open++
+		case '}', ']':
+			if open--; open == 0 {
+				return i + 1, true
+			}
+		case '"':
+			for i = scan.SkipJSONPlainBytes(data, i+1); i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(data) {
+				return 0, false
+			}
+		}
+	}
+	return 0, false
 }
 
 // next reads what follows a member or an item: a comma (false) or end,

@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"strconv"
@@ -174,5 +175,74 @@ func TestTopText(t *testing.T) {
 	top, _ := d.Parse([]byte(`{"a":{"b":1}}`), 64, 0)
 	if got := d.TopText(top.Get("a"), "b"); got != nil {
 		t.Errorf("a member's own object: %q, want nil", got)
+	}
+}
+
+// ParseKnowing gives Parse's outcome, errors and limits included, for
+// documents around a member text it knows: only that member's value is not
+// decoded (Deferred stands for it, of its kind).
+func TestParseKnowing_AsParse(t *testing.T) {
+	const schema = `{"type":"object","properties":{"a":{"type":"string","pattern":"^\"[}]"}},"required":["a"]}`
+	docs := []string{
+		`{"action":"x","schema":` + schema + `,"args":{"a":"b"}}`,
+		`{"schema":true,"args":[1,2]}`,
+		`{"schema":false}`,
+		`{"schema":` + schema + `}`,
+		`{"schema":{"type":"string"},"schema":` + schema + `}`,
+		`{"schema":` + schema + `,"schema":{"type":"string"}}`,
+		`{"schema":` + schema + ` ,"args":}`,
+		`{"schema":` + schema + `x}`,
+		`{"schema":` + schema,
+		`{"schema":` + schema[:40],
+		`{"schema":truex}`,
+		`{"schema":[` + schema + `]}`,
+		`{"args":{"schema":` + schema + `}}`,
+		`[{"schema":` + schema + `}]`,
+	}
+	known := map[string]int{}
+	for _, text := range []string{schema, "true", "false"} {
+		var d Decoder
+		if _, err := d.Parse([]byte(text), 64, 0); err != nil {
+			t.Fatal(err)
+		}
+		known[text] = d.Count()
+	}
+	knows := func(text []byte) (int, bool) { n, ok := known[string(text)]; return n, ok }
+	for _, maxValues := range []int{0, 4, 8, 9, 11, 12} {
+		for _, doc := range docs {
+			var plain, knowing Decoder
+			want, wantErr := plain.Parse([]byte(doc), 64, maxValues)
+			got, gotErr := knowing.ParseKnowing([]byte(doc), 64, maxValues, "schema", knows)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("max %d, %s: error %v, want %v", maxValues, doc, gotErr, wantErr)
+				continue
+			}
+			if wantErr != nil {
+				continue
+			}
+			deferred := knowing.Deferred()
+			if deferred != nil && deferred != got.Get("schema") {
+				t.Errorf("%s: Deferred is not what the member holds", doc)
+			}
+			if deferred != nil {
+				w := want.Get("schema")
+				if deferred.Kind != w.Kind || deferred.Bool != w.Bool || len(deferred.Members) != 0 {
+					t.Errorf("%s: deferred %+v, want a value of kind %v", doc, deferred, w.Kind)
+				}
+				*deferred = *w // the rest must be alike
+			}
+			if a, b := string(AppendValue(nil, got)), string(AppendValue(nil, want)); a != b {
+				t.Errorf("%s:\n%s\nwant %s", doc, a, b)
+			}
+		}
+	}
+	var d Decoder
+	d.ParseKnowing([]byte(docs[0]), 64, 0, "schema", knows)
+	if d.Deferred() == nil {
+		t.Error("a known schema was decoded")
+	}
+	d.ParseKnowing([]byte(docs[0]), 64, 0, "schema", func([]byte) (int, bool) { return 0, false })
+	if d.Deferred() != nil {
+		t.Error("an unknown schema was not decoded")
 	}
 }

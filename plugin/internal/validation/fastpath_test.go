@@ -29,7 +29,7 @@ func TestFastPath_AgreesWithTheValidator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entry, err := compileSchema(schema, nil)
+		entry, err := compileSchema(Schema{Value: schema})
 		if err != nil || entry.plan == nil {
 			t.Fatalf("schema %d: no plan (%v)", si, err)
 		}

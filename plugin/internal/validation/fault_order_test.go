@@ -23,7 +23,7 @@ func TestValidateInvalidSchema_FaultOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			messages := map[string]int{}
 			for i := 0; i < 50; i++ {
-				_, err := Validate(mustParse(t, tc.schema), nil, mustParse(t, `{}`), nil, WorkBudget(1000))
+				_, err := Validate(Schema{Value: mustParse(t, tc.schema)}, mustParse(t, `{}`), nil, WorkBudget(1000))
 				if err == nil {
 					t.Fatal("no error")
 				}

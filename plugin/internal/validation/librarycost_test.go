@@ -42,7 +42,7 @@ func validateRequest(schema, args string) error {
 	if err != nil {
 		panic(err)
 	}
-	_, err = Validate(s, nil, a, nil, WorkBudget(len(schema)+len(args)+40))
+	_, err = Validate(Schema{Value: s}, a, nil, WorkBudget(len(schema)+len(args)+40))
 	return err
 }
 

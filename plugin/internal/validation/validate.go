@@ -49,10 +49,48 @@ var schemaCache = struct {
 // fast path of a flat object schema (nil when it has none), and what the
 // count of the validator's work found of its subschemas.
 type compiled struct {
-	sch  *jsonschema.Schema
-	plan *flatPlan
-	memo *schemaMemo
-	size int // bytes the cache counts: the key and the text compiled
+	sch    *jsonschema.Schema
+	plan   *flatPlan
+	memo   *schemaMemo
+	size   int // bytes the cache counts: the key and the text compiled
+	values int // the JSON values the key's text holds
+}
+
+// Schema is the schema of a validate request: its JSON text as the request
+// wrote it (nil when unknown: written out again), and its decoded value,
+// nil when the request's decoder left the text undecoded since it is a
+// compiled schema's (KnownSchema): it is decoded here if it is needed.
+type Schema struct {
+	Value *jsonv.Value
+	Text  []byte
+	// Decoder decodes Text when Value is nil and the value is needed (a
+	// new one when nil); what it decodes lives until its next document.
+	Decoder *jsonv.Decoder
+}
+
+// KnownSchema says whether text is the text of a schema the cache holds
+// compiled, and how many JSON values it holds: the decoder of a validate
+// request need not decode it again (jsonv.Known).
+func KnownSchema(text []byte) (int, bool) {
+	schemaCache.Lock()
+	defer schemaCache.Unlock()
+	entry, ok := schemaCache.byText[jsonv.View(text)]
+	if !ok {
+		return 0, false
+	}
+	return entry.values, true
+}
+
+// value is s's decoded value, decoding its text when the request's
+// decoder did not.
+func (s Schema) value() (*jsonv.Value, error) {
+	if s.Value != nil {
+		return s.Value, nil
+	}
+	if s.Decoder == nil {
+		s.Decoder = &jsonv.Decoder{}
+	}
+	return s.Decoder.Parse(s.Text, abi.MaxDepth, 0)
 }
 
 // noRemoteRefs refuses every reference outside the request's schema: the
@@ -63,9 +101,8 @@ func (noRemoteRefs) Load(url string) (any, error) {
 	return nil, fmt.Errorf("references outside the schema are not allowed: %s", url)
 }
 
-// compileSchema returns the compiled form of schema, whose JSON text as
-// the request wrote it is given (nil: written out here), from the cache
-// when it was compiled before. The same schema written two ways is two
+// compileSchema returns the compiled form of schema, from the cache when
+// its text was compiled before. The same schema written two ways is two
 // entries, each compiled from the schema's own text, alike.
 //
 // Not inlined: a function of its own in the module, one JVM method under
@@ -74,9 +111,10 @@ func (noRemoteRefs) Load(url string) (any, error) {
 // every call makes is a small method HotSpot compiles early.
 //
 //go:noinline
-func compileSchema(schema *jsonv.Value, given []byte) (*compiled, error) {
+func compileSchema(schema Schema) (*compiled, error) {
+	given := schema.Text
 	if given == nil {
-		given = jsonv.AppendValue(nil, schema)
+		given = jsonv.AppendValue(nil, schema.Value)
 	}
 	schemaCache.Lock()
 	found, ok := schemaCache.byText[jsonv.View(given)]
@@ -84,14 +122,22 @@ func compileSchema(schema *jsonv.Value, given []byte) (*compiled, error) {
 	if ok {
 		return found, nil
 	}
-	return compileNew(schema, string(given))
+	return compileNew(schema.Value, string(given))
 }
 
-// compileNew compiles schema, whose text as given is key, and keeps it in
-// the cache.
+// compileNew compiles schema, whose text as given is key (schema nil: not
+// decoded yet), and keeps it in the cache.
 //
 //go:noinline
 func compileNew(schema *jsonv.Value, key string) (*compiled, error) {
+	var d jsonv.Decoder
+	decoded, err := d.Parse([]byte(key), abi.MaxDepth, 0)
+	if err != nil {
+		return nil, err
+	}
+	if schema == nil {
+		schema = decoded
+	}
 	text := jsonv.AppendValue(nil, schema)
 	if at, found := jsonv.Overflowing(schema); found {
 		return nil, fmt.Errorf("%s holds a number beyond the float64 range (±1.7976931348623157e308), which JSON.parse reads as Infinity: a schema cannot state it", strconv.Quote(at))
@@ -133,7 +179,7 @@ func compileNew(schema *jsonv.Value, key string) (*compiled, error) {
 		orderFaults(own, err)
 		return nil, err
 	}
-	entry := &compiled{sch: sch, plan: planFor(own), memo: newSchemaMemo(), size: len(key) + len(text)}
+	entry := &compiled{sch: sch, plan: planFor(own), memo: newSchemaMemo(), size: len(key) + len(text), values: d.Count()}
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	if _, ok := schemaCache.byText[key]; !ok {
@@ -450,20 +496,19 @@ func spend(b *workBudget, n int) error {
 
 // Validate checks args against schema, within budget steps (WorkBudget),
 // and returns the issues, in the order of args and then of the schema;
-// none means valid. schemaText is schema's JSON text as the request
-// wrote it (nil: unknown), the cache's key. idx (nil for a new one) finds
-// members in schema and args.
+// none means valid. idx (nil for a new one) finds members in schema and
+// args.
 //
 // Not inlined: a function of its own in the module, one JVM method under
 // HotSpot's compile limit on Chicory (RATIONALE.md, "The module's
 // functions and HotSpot").
 //
 //go:noinline
-func Validate(schema *jsonv.Value, schemaText []byte, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
+func Validate(schema Schema, args *jsonv.Value, idx *jsonv.Index, budget int) ([]Issue, error) {
 	if idx == nil {
 		idx = &jsonv.Index{}
 	}
-	entry, err := compileSchema(schema, schemaText)
+	entry, err := compileSchema(schema)
 	if err != nil {
 		var work *TooMuchWorkError
 		if errors.As(err, &work) {
@@ -488,8 +533,12 @@ func Validate(schema *jsonv.Value, schemaText []byte, args *jsonv.Value, idx *js
 	if !errors.As(verr, &ve) {
 		return nil, verr
 	}
+	doc, err := schema.value()
+	if err != nil {
+		return nil, err
+	}
 	var found []schemaIssue
-	c := &collector{schema: schema, args: args, idx: idx, budget: b, suggestions: map[suggestionOf]string{}}
+	c := &collector{schema: doc, args: args, idx: idx, budget: b, suggestions: map[suggestionOf]string{}}
 	if err := c.collect(ve, &found); err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func TestValidateIssue_Scenario(t *testing.T) {
 			"Is not a valid regex.", "Expected: a valid regex."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			issues, err := Validate(mustParse(t, tc.schema), nil, mustParse(t, tc.args), nil, WorkBudget(0))
+			issues, err := Validate(Schema{Value: mustParse(t, tc.schema)}, mustParse(t, tc.args), nil, WorkBudget(0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestBasicOutputExtraKeys_Scenario(t *testing.T) {
 // inside the branches of a union, whose other errors are dropped.
 func TestValidateRefLoop_Scenario(t *testing.T) {
 	for _, schema := range []string{`{"$ref":"#"}`, `{"anyOf":[{"$ref":"#"}]}`, `{"oneOf":[{"type":"string"},{"$ref":"#"}]}`} {
-		if _, err := Validate(mustParse(t, schema), nil, mustParse(t, `{}`), nil, WorkBudget(0)); err != errSchemaLoop {
+		if _, err := Validate(Schema{Value: mustParse(t, schema)}, mustParse(t, `{}`), nil, WorkBudget(0)); err != errSchemaLoop {
 			t.Errorf("%s: got %v, want the loop error", schema, err)
 		}
 	}
