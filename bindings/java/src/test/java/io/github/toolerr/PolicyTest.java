@@ -96,14 +96,7 @@ class PolicyTest {
     // second compiled). A request refused early (over the value limit, say) would answer in time
     // on a warm JVM. A new instance (the one the timeout discarded is replaced) takes a few
     // milliseconds.
-    String wanted = "error a $ref used twice at each of 30 levels passes the work budget";
-    String request = null;
-    for (Object c : (java.util.List<Object>) ((Map<String, Object>) Repo.json("tests/vectors/v1/validate.json")).get("cases")) {
-      Map<String, Object> vector = (Map<String, Object>) c;
-      if (wanted.equals(vector.get("description"))) request = Json.write(vector.get("input"));
-    }
-    assertTrue(request != null, wanted);
-    String slow = request;
+    String slow = slowValidate();
     try (Toolerr quick = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofMillis(100)).withMaxInstances(1))) {
       ToolerrException e = assertThrows(ToolerrException.class, () -> quick.call("validate", slow));
       assertEquals(ToolerrException.TIMEOUT, e.code(), e.toString());
@@ -119,6 +112,71 @@ class PolicyTest {
         }
       }
       assertTrue(answer != null && answer.startsWith("{\"content\""));
+    }
+  }
+
+  /** slowValidate is the validate request of callPastItsTimeIsTimeoutAndTheNextCallIsAnswered. */
+  @SuppressWarnings("unchecked")
+  private static String slowValidate() {
+    String wanted = "error a $ref used twice at each of 30 levels passes the work budget";
+    for (Object c : (java.util.List<Object>) ((Map<String, Object>) Repo.json("tests/vectors/v1/validate.json")).get("cases")) {
+      Map<String, Object> vector = (Map<String, Object>) c;
+      if (wanted.equals(vector.get("description"))) return Json.write(vector.get("input"));
+    }
+    throw new AssertionError("no vector " + wanted);
+  }
+
+  @Test
+  void aShortDeadlineFiresWhileALongerOneWaits() throws Exception {
+    // One thread watches every call's deadline and sleeps until the earliest it knows: a call with
+    // a shorter time, started while a longer one runs, must wake it.
+    String slow = slowValidate();
+    try (Toolerr patient = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofSeconds(60)).withMaxInstances(1));
+        Toolerr quick = Toolerr.load(Options.defaults().withCallTimeout(Duration.ofMillis(100)).withMaxInstances(1))) {
+      java.util.concurrent.CompletableFuture<String> longer =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return patient.call("validate", slow);
+                } catch (ToolerrException e) {
+                  return e.code();
+                }
+              });
+      Thread.sleep(50);
+      ToolerrException e = assertThrows(ToolerrException.class, () -> quick.call("validate", slow));
+      assertEquals(ToolerrException.TIMEOUT, e.code(), e.toString());
+      assertFalse(ToolerrException.TIMEOUT.equals(longer.get()), "the longer call ran out of its 60 s");
+    }
+  }
+
+  @Test
+  void aCallThatRunsOutOfItsThreadsStackIsAnswered() throws Exception {
+    // Arguments nested 250 levels under a recursive schema: within the module's limits (256), and
+    // more than a 256 KiB thread stack holds of the module's frames.
+    StringBuilder request =
+        new StringBuilder(
+            "{\"action\":\"deep\",\"schema\":{\"type\":\"object\",\"properties\":{\"c\":{\"$ref\":\"#\"}},\"additionalProperties\":false},\"args\":");
+    request.append("{\"x\":1,\"c\":".repeat(250)).append("{}").append("}".repeat(250)).append('}');
+    String[] out = new String[1];
+    Throwable[] failed = new Throwable[1];
+    try (Toolerr t = Toolerr.load(Options.defaults().withMaxInstances(1))) {
+      Thread small =
+          new Thread(
+              null,
+              () -> {
+                try {
+                  out[0] = t.call("validate", request.toString());
+                } catch (Throwable e) {
+                  failed[0] = e;
+                }
+              },
+              "small-stack",
+              256 << 10);
+      small.start();
+      small.join();
+      assertEquals(null, failed[0]);
+      assertTrue(out[0].startsWith("{\"valid\":false,\"result\":"), out[0]);
+      assertTrue(t.call(OK_EXPORT, OK_REQUEST).startsWith("{\"content\""));
     }
   }
 

@@ -1,6 +1,7 @@
 package io.github.toolerr.internal;
 
 import com.dylibso.chicory.runtime.ChicoryInterruptedException;
+import com.dylibso.chicory.wasm.ChicoryException;
 import com.dylibso.chicory.runtime.ExportFunction;
 import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.runtime.Memory;
@@ -11,11 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Engine runs the module's raw path ({@code toolerr_buffer}, {@code toolerr_call}) on a pool of
@@ -26,10 +28,13 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>Safe for concurrent use: a call takes an idle instance or makes one, up to maxInstances
  *       at once; further calls wait (interruptibly: {@code CANCELLED}).
- *   <li>A call runs on the calling thread. At its deadline a timer interrupts that thread; the
- *       module's compiled code checks for interruption in every loop and call, so the call stops
- *       with {@code TIMEOUT} and its instance is discarded. An interrupt from elsewhere gives
- *       {@code CANCELLED}, and the thread's interrupt status is kept.
+ *   <li>A call runs on the calling thread. At its deadline one watching thread for the process
+ *       interrupts that thread; the module's compiled code checks for interruption in every loop
+ *       and call, so the call stops with {@code TIMEOUT} and its instance is discarded. An
+ *       interrupt from elsewhere gives {@code CANCELLED}, and the thread's interrupt status is kept.
+ *   <li>A call that runs out of the calling thread's stack (a request nested near the depth
+ *       limit, while the JIT's frames are large) runs again, on a new instance, on a thread with a
+ *       stack of {@link #DEEP_STACK_BYTES}: the answer is the module's, as on every engine.
  *   <li>A trap (out of memory, a stack overflow included) gives {@code TRAP} and discards the
  *       instance; the module's own refusals keep it. So does a call after which the instance's memory
  *       is over 1024 pages (read after every call): retirement
@@ -45,21 +50,6 @@ public final class Engine implements AutoCloseable {
   private final Semaphore slots;
   private final ConcurrentLinkedQueue<Slot> idle = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
-
-  private static final ScheduledThreadPoolExecutor TIMER = timer();
-
-  private static ScheduledThreadPoolExecutor timer() {
-    ScheduledThreadPoolExecutor t =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread th = new Thread(r, "toolerr-deadline");
-              th.setDaemon(true);
-              return th;
-            });
-    t.setRemoveOnCancelPolicy(true);
-    return t;
-  }
 
   /**
    * load checks the jar's module against its recorded digest (and the init image against the
@@ -123,14 +113,18 @@ public final class Engine implements AutoCloseable {
     return new Slot(instance);
   }
 
-  /** Deadline interrupts the calling thread once, unless the call finished first. */
-  private static final class Deadline implements Runnable {
+  /** Deadline interrupts the calling thread once at {@code at} (System.nanoTime), unless the call finished first. */
+  private static final class Deadline {
     final Thread thread = Thread.currentThread();
+    final long at;
     boolean done;
     boolean fired;
 
-    @Override
-    public synchronized void run() {
+    Deadline(long at) {
+      this.at = at;
+    }
+
+    synchronized void fire() {
       if (!done) {
         fired = true;
         thread.interrupt();
@@ -141,6 +135,71 @@ public final class Engine implements AutoCloseable {
     synchronized boolean finish() {
       done = true;
       return fired;
+    }
+  }
+
+  /**
+   * Watchdog is the one thread that fires the deadlines of calls still running (a daemon,
+   * "toolerr-deadline"). A call only adds its deadline to a set and removes it: the thread sleeps
+   * until the earliest deadline it knows and is woken only for an earlier one (a shorter timeout,
+   * or the first call after it found none), so calls one after another wake no thread. A timer
+   * task per call woke the timer's thread twice a call.
+   */
+  private static final class Watchdog implements Runnable {
+    static final Watchdog INSTANCE = new Watchdog();
+
+    private final Set<Deadline> running = ConcurrentHashMap.newKeySet();
+    /**
+     * When the thread wakes next (System.nanoTime), or NEVER (until woken), or SCANNING (it is
+     * reading the set: a deadline added now may be missed, so it is woken to read again).
+     */
+    private final AtomicLong wakeAt = new AtomicLong(NEVER);
+
+    private static final long NEVER = Long.MAX_VALUE;
+    private static final long SCANNING = Long.MIN_VALUE;
+
+    private final Thread thread;
+
+    private Watchdog() {
+      thread = new Thread(this, "toolerr-deadline");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    void watch(Deadline d) {
+      running.add(d);
+      long w = wakeAt.get();
+      if (w == NEVER || w == SCANNING || d.at - w < 0) LockSupport.unpark(thread);
+    }
+
+    void forget(Deadline d) {
+      running.remove(d);
+    }
+
+    @Override
+    public void run() {
+      for (;; ) {
+        wakeAt.set(SCANNING);
+        long now = System.nanoTime();
+        long next = NEVER;
+        for (Deadline d : running) {
+          if (d.at - now <= 0) {
+            running.remove(d);
+            d.fire();
+          } else if (next == NEVER || d.at - next < 0) {
+            next = d.at;
+          }
+        }
+        wakeAt.set(next);
+        // A deadline added during the scan, or since and earlier than next, unparked this thread:
+        // park then returns at once, and the set is read again.
+        if (next == NEVER) {
+          LockSupport.park(this);
+        } else {
+          LockSupport.parkNanos(this, next - now);
+        }
+        Thread.interrupted(); // nothing interrupts this thread on purpose: it keeps running
+      }
     }
   }
 
@@ -176,18 +235,27 @@ public final class Engine implements AutoCloseable {
     }
     Slot slot = idle.poll();
     Deadline deadline = null;
-    ScheduledFuture<?> timer = null;
     boolean keep = false;
     try {
       if (timeoutNanos > 0) {
-        deadline = new Deadline();
-        timer = TIMER.schedule(deadline, timeoutNanos, TimeUnit.NANOSECONDS);
+        deadline = new Deadline(System.nanoTime() + timeoutNanos);
+        Watchdog.INSTANCE.watch(deadline);
       }
       byte[] out;
       boolean moduleError;
       try {
         if (slot == null) slot = newSlot();
-        long result = run(slot, name, request);
+        long result;
+        try {
+          result = run(slot, name, request);
+        } catch (RuntimeException | StackOverflowError e) {
+          if (!stackExhausted(e)) throw e;
+          // The calling thread's stack ran out, not the module's limits: its compiled frames grow
+          // with the JIT's state, and a request nested near the depth limit can pass 1 MiB. The
+          // instance is dropped and the call runs again, on a new one, on a thread with room.
+          slot = newSlot();
+          result = onDeepStack(slot, name, request);
+        }
         int ptr = (int) (result >>> 32);
         int len = (int) result & ~ERROR_FLAG;
         moduleError = ((int) result & ERROR_FLAG) != 0;
@@ -209,10 +277,56 @@ public final class Engine implements AutoCloseable {
       if (moduleError) throw moduleError(out);
       return out;
     } finally {
-      if (timer != null) timer.cancel(false);
+      if (deadline != null) Watchdog.INSTANCE.forget(deadline);
       if (keep && !closed) idle.offer(slot);
       slots.release();
     }
+  }
+
+  /** DEEP_STACK_BYTES is the stack of the thread a call runs on again when the caller's ran out. */
+  static final long DEEP_STACK_BYTES = 256L << 20;
+
+  /** stackExhausted tells whether e is the JVM's stack running out inside the module. */
+  private static boolean stackExhausted(Throwable e) {
+    return e instanceof StackOverflowError || e instanceof ChicoryException && e.getCause() instanceof StackOverflowError;
+  }
+
+  /**
+   * onDeepStack runs the call on a thread of its own with a stack of {@link #DEEP_STACK_BYTES},
+   * the caller waiting: an interrupt of the caller (its deadline's, or another's) interrupts that
+   * thread, whose call then stops as the caller's would have.
+   */
+  private static long onDeepStack(Slot slot, byte[] name, byte[] request) {
+    long[] result = new long[1];
+    Throwable[] failure = new Throwable[1];
+    Thread deep =
+        new Thread(
+            null,
+            () -> {
+              try {
+                result[0] = run(slot, name, request);
+              } catch (Throwable e) {
+                failure[0] = e;
+              }
+            },
+            "toolerr-deep-call",
+            DEEP_STACK_BYTES);
+    deep.setDaemon(true);
+    deep.start();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        deep.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+        deep.interrupt();
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt(); // as the call would have left it; sorted out by the caller
+    if (failure[0] instanceof RuntimeException e) throw e;
+    if (failure[0] instanceof Error e) throw e;
+    return result[0];
   }
 
   private static long run(Slot slot, byte[] name, byte[] request) {
