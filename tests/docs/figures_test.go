@@ -172,6 +172,8 @@ var notMeasured = []struct {
 		[]string{"`30s`"}, "host/cmd/toolerr/proxy.go", `"init-timeout", 30*time.Second`},
 	{"make fuzz's FUZZTIME default",
 		[]string{"60 s per target"}, "Makefile", "FUZZTIME ?= 60s"},
+	{"the stack of the thread the Java binding runs a call on again when the caller's ran out",
+		[]string{"a 256 MiB stack"}, "bindings/java/src/main/java/io/github/toolerr/internal/Engine.java", "DEEP_STACK_BYTES = 256L << 20"},
 	{"the Rust binding's epoch tick, which bounds how late a call is interrupted",
 		[]string{"within 10 ms"}, "bindings/rust/src/engine.rs", "Duration::from_millis(10)"},
 	{"the Rust bench's default TOOLERR_BENCH_SECONDS",
