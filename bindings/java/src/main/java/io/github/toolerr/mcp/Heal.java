@@ -153,73 +153,75 @@ public final class Heal {
 
   /** healed is spec with its handler healed on host. */
   private static SyncToolSpecification healed(Toolerr host, SyncToolSpecification spec) {
-    McpSchema.Tool tool = spec.tool();
-    Object schema = schemaOf(tool);
+    Guard guard = new Guard(host, spec.tool());
     var handler = spec.callHandler();
     return new SyncToolSpecification(
-        tool,
+        spec.tool(),
         (exchange, request) -> {
-          Optional<McpSchema.CallToolResult> refused = check(host, tool, schema, request);
+          Optional<McpSchema.CallToolResult> refused = guard.check(request);
           if (refused.isPresent()) return refused.get();
           try {
             return handler.apply(exchange, request);
           } catch (Throwable e) { // a checked exception thrown sneakily included
             if (e instanceof VirtualMachineError vm) throw vm;
-            return failure(host, tool, e);
+            return guard.failure(e);
           }
         });
   }
 
   /** healed is spec with its handler healed on host. */
   private static AsyncToolSpecification healed(Toolerr host, AsyncToolSpecification spec) {
-    McpSchema.Tool tool = spec.tool();
-    Object schema = schemaOf(tool);
+    Guard guard = new Guard(host, spec.tool());
     var handler = spec.callHandler();
     return new AsyncToolSpecification(
-        tool,
+        spec.tool(),
         (exchange, request) ->
-            Mono.defer(
-                    () -> {
-                      Optional<McpSchema.CallToolResult> refused = check(host, tool, schema, request);
-                      return refused.isPresent() ? Mono.just(refused.get()) : handler.apply(exchange, request);
-                    })
-                .onErrorResume(e -> !(e instanceof VirtualMachineError), e -> Mono.just(failure(host, tool, e))));
+            Mono.defer(() -> guard.check(request).map(Mono::just).orElseGet(() -> handler.apply(exchange, request)))
+                .onErrorResume(e -> !(e instanceof VirtualMachineError), e -> Mono.just(guard.failure(e))));
   }
 
   /**
-   * schemaOf is the tool's inputSchema as check sends it: its JSON text, written once when the tool
-   * is healed (as the SDK listed it then), or null for a tool without one. A schema that cannot be
-   * written (a number JSON cannot hold) stays the map, and each call reports it as before.
+   * Guard is what a healed tool's handler runs around the tool's own: the check of the arguments
+   * and the rendering of what the handler threw. schema is the tool's inputSchema as check sends
+   * it: its JSON text, written once when the tool is healed (as the SDK listed it then), or null
+   * for a tool without one; a schema that cannot be written (a number JSON cannot hold) stays the
+   * map, and each call reports it.
    */
-  private static Object schemaOf(McpSchema.Tool tool) {
-    Map<String, Object> schema = tool.inputSchema();
-    if (schema == null || schema.isEmpty()) return null;
-    try {
-      return new Json.Raw(Json.write(schema));
-    } catch (Json.Failure e) {
-      return schema;
+  private record Guard(Toolerr host, McpSchema.Tool tool, Object schema) {
+    Guard(Toolerr host, McpSchema.Tool tool) {
+      this(host, tool, schemaOf(tool.inputSchema()));
     }
-  }
 
-  /**
-   * check validates the arguments in the module against schema (schemaOf): a result to answer
-   * instead of the handler, or empty.
-   */
-  private static Optional<McpSchema.CallToolResult> check(
-      Toolerr host, McpSchema.Tool tool, Object schema, McpSchema.CallToolRequest request) {
-    if (schema == null) return Optional.empty();
-    Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
-    try {
-      return host.validate(tool.name(), schema, args).map(Heal::toMcp);
-    } catch (ToolerrException e) {
-      if (ToolerrException.REQUEST_TOO_LARGE.equals(e.code())) {
-        // Arguments that fit a message but not a check beside their schema: too large, not a
-        // failure of the server.
-        long size = Json.write(args).getBytes(StandardCharsets.UTF_8).length;
-        return Optional.of(toMcp(host.argumentsTooLarge(tool.name(), size)));
+    private static Object schemaOf(Map<String, Object> schema) {
+      if (schema == null || schema.isEmpty()) return null;
+      try {
+        return new Json.Raw(Json.write(schema));
+      } catch (Json.Failure e) {
+        return schema;
       }
-      return Optional.of(
-          toMcp(host.internalError("the arguments could not be checked: " + e.getMessage(), tool.name(), null)));
+    }
+
+    /** check validates the arguments in the module: a result to answer instead of the handler, or empty. */
+    Optional<McpSchema.CallToolResult> check(McpSchema.CallToolRequest request) {
+      if (schema == null) return Optional.empty();
+      Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
+      try {
+        return host.validate(tool.name(), schema, args).map(Heal::toMcp);
+      } catch (ToolerrException e) {
+        if (ToolerrException.REQUEST_TOO_LARGE.equals(e.code())) {
+          // Arguments that fit a message but not a check beside their schema: too large, not a
+          // failure of the server.
+          long size = Json.write(args).getBytes(StandardCharsets.UTF_8).length;
+          return Optional.of(toMcp(host.argumentsTooLarge(tool.name(), size)));
+        }
+        return Optional.of(
+            toMcp(host.internalError("the arguments could not be checked: " + e.getMessage(), tool.name(), null)));
+      }
+    }
+
+    /** failure renders what the handler threw. */
+    McpSchema.CallToolResult failure(Throwable e) {
+      return Heal.failure(host, tool, e);
     }
   }
 
