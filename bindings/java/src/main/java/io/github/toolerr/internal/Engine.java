@@ -277,7 +277,10 @@ public final class Engine implements AutoCloseable {
       if (moduleError) throw moduleError(out);
       return out;
     } finally {
-      if (deadline != null) Watchdog.INSTANCE.forget(deadline);
+      if (deadline != null) {
+        Watchdog.INSTANCE.forget(deadline);
+        deadline.finish(); // a deadline the watchdog read before it was forgotten fires no more
+      }
       if (keep && !closed) idle.offer(slot);
       slots.release();
     }
