@@ -130,13 +130,18 @@ func compileSchema(schema Schema) (*compiled, error) {
 //
 //go:noinline
 func compileNew(schema *jsonv.Value, key string) (*compiled, error) {
+	// The cache keeps the compiled schema and the strings in it, so they
+	// come from a decode of the schema's own text, the key (the same
+	// value as the request's): an entry holds on to its schema, not to the
+	// request the schema came in. The decode also counts the values the
+	// text holds (KnownSchema).
 	var d jsonv.Decoder
-	decoded, err := d.Parse([]byte(key), abi.MaxDepth, 0)
+	own, err := d.Parse([]byte(key), abi.MaxDepth, 0)
 	if err != nil {
 		return nil, err
 	}
 	if schema == nil {
-		schema = decoded
+		schema = own // read before clampCounts changes own, below
 	}
 	text := jsonv.AppendValue(nil, schema)
 	if at, found := jsonv.Overflowing(schema); found {
@@ -162,13 +167,6 @@ func compileNew(schema *jsonv.Value, key string) (*compiled, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(noRemoteRefs{})
-	// The cache keeps the compiled schema and the strings in it, so they
-	// come from a decode of the schema's own text: an entry holds on to
-	// its schema, not to the request the schema came in.
-	own, err := jsonv.ParseJSON(text, abi.MaxDepth)
-	if err != nil {
-		return nil, err
-	}
 	clampCounts(own)
 	if err := c.AddResource(schemaURL, toAny(own)); err != nil {
 		orderFaults(own, err)
