@@ -148,8 +148,8 @@ func callValidate(c *call, r *request) *abi.Error {
 	}
 	idx := &jsonv.Index{}
 	given := validation.Schema{Value: schema, Text: c.dec.TopText(r.obj, "schema"), Decoder: &c.schemaDec}
-	if schema != nil && schema == c.dec.Deferred() {
-		given.Value = nil // a compiled schema's text, not decoded again
+	if deferred, found := c.dec.Deferred(); schema != nil && schema == deferred {
+		given.Value, given.Compiled = nil, found // a compiled schema's text, not decoded again
 	}
 	issues, verr := validation.Validate(given, args, idx, validation.WorkBudget(r.size))
 	if verr != nil {

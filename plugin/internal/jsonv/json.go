@@ -130,11 +130,12 @@ type Decoder struct {
 	// members (TopText).
 	top   *Value
 	texts []span
-	// knownKey and known, for one ParseKnowing, and the value that stood
-	// for a member known (Known).
+	// knownKey and known, for one ParseKnowing, the value that stood for
+	// a member known, and what known found for it (Deferred).
 	knownKey string
 	known    Known
 	deferred *Value
+	found    any
 }
 
 // span is a byte range of the document, [start, end).
@@ -155,7 +156,7 @@ func (d *Decoder) start(data []byte, maxDepth, maxValues int) {
 	d.members, d.items = d.members[:0], d.items[:0]
 	d.strs = d.strs[:0]
 	d.top, d.texts = nil, d.texts[:0]
-	d.knownKey, d.known, d.deferred = "", nil, nil
+	d.knownKey, d.known, d.deferred, d.found = "", nil, nil, nil
 }
 
 // TopText is the JSON text of member key of top, which must be the
@@ -252,8 +253,9 @@ func (d *Decoder) Parse(data []byte, maxDepth, maxValues int) (*Value, error) {
 
 // Known says whether text, the value of a member of a document's top
 // object, is one decoded before as that member's value of a document read
-// with the same limits, and how many values it holds then.
-type Known func(text []byte) (values int, ok bool)
+// with the same limits: what the caller keeps for it (nil: unknown), and
+// how many values it holds.
+type Known func(text []byte) (found any, values int)
 
 // ParseKnowing is Parse, except that the value of the top object's member
 // key is not decoded when known knows its text: what the member holds is
@@ -271,9 +273,9 @@ func (d *Decoder) ParseKnowing(data []byte, maxDepth, maxValues int, key string,
 func (d *Decoder) Count() int { return d.count }
 
 // Deferred is the value that stood for the known member of the last
-// ParseKnowing (the last of the same name), or nil when its text was
-// decoded.
-func (d *Decoder) Deferred() *Value { return d.deferred }
+// ParseKnowing (the last of the same name), and what known found for its
+// text; nil, nil when its text was decoded.
+func (d *Decoder) Deferred() (*Value, any) { return d.deferred, d.found }
 
 func (d *Decoder) parse(data []byte, maxDepth, maxValues int, key string, known Known) (*Value, error) {
 	d.start(data, maxDepth, maxValues)
@@ -403,7 +405,7 @@ func (d *Decoder) object(depth int) (*Value, error) {
 				return nil, err
 			}
 			if member == nil {
-				d.deferred = nil // this one, the last so far, is decoded
+				d.deferred, d.found = nil, nil // this one, the last so far, is decoded
 			}
 		}
 		if member == nil {
@@ -450,8 +452,8 @@ func (d *Decoder) skipKnown() (*Value, error) {
 	if !ok {
 		return nil, nil
 	}
-	n, ok := d.known(d.data[d.pos:end])
-	if !ok {
+	found, n := d.known(d.data[d.pos:end])
+	if found == nil {
 		return nil, nil
 	}
 	if d.count += n; d.maxValues > 0 && d.count > d.maxValues {
@@ -468,7 +470,7 @@ func (d *Decoder) skipKnown() (*Value, error) {
 		return nil, nil
 	}
 	d.pos = end
-	d.deferred = v
+	d.deferred, d.found = v, found
 	return v, nil
 }
 

@@ -207,7 +207,12 @@ func TestParseKnowing_AsParse(t *testing.T) {
 		}
 		known[text] = d.Count()
 	}
-	knows := func(text []byte) (int, bool) { n, ok := known[string(text)]; return n, ok }
+	knows := func(text []byte) (any, int) {
+		if n, ok := known[string(text)]; ok {
+			return string(text), n
+		}
+		return nil, 0
+	}
 	for _, maxValues := range []int{0, 4, 8, 9, 11, 12} {
 		for _, doc := range docs {
 			var plain, knowing Decoder
@@ -220,9 +225,12 @@ func TestParseKnowing_AsParse(t *testing.T) {
 			if wantErr != nil {
 				continue
 			}
-			deferred := knowing.Deferred()
+			deferred, found := knowing.Deferred()
 			if deferred != nil && deferred != got.Get("schema") {
 				t.Errorf("%s: Deferred is not what the member holds", doc)
+			}
+			if deferred != nil && found != string(AppendValue(nil, want.Get("schema"))) && found != "true" && found != "false" {
+				t.Errorf("%s: Deferred found %v, not what known gave for the member's text", doc, found)
 			}
 			if deferred != nil {
 				w := want.Get("schema")
@@ -238,11 +246,11 @@ func TestParseKnowing_AsParse(t *testing.T) {
 	}
 	var d Decoder
 	d.ParseKnowing([]byte(docs[0]), 64, 0, "schema", knows)
-	if d.Deferred() == nil {
+	if v, _ := d.Deferred(); v == nil {
 		t.Error("a known schema was decoded")
 	}
-	d.ParseKnowing([]byte(docs[0]), 64, 0, "schema", func([]byte) (int, bool) { return 0, false })
-	if d.Deferred() != nil {
+	d.ParseKnowing([]byte(docs[0]), 64, 0, "schema", func([]byte) (any, int) { return nil, 0 })
+	if v, found := d.Deferred(); v != nil || found != nil {
 		t.Error("an unknown schema was not decoded")
 	}
 }

@@ -63,22 +63,26 @@ type compiled struct {
 type Schema struct {
 	Value *jsonv.Value
 	Text  []byte
+	// Compiled is what KnownSchema found for Text when the request's
+	// decoder asked it (nil: not asked, or not found).
+	Compiled any
 	// Decoder decodes Text when Value is nil and the value is needed (a
 	// new one when nil); what it decodes lives until its next document.
 	Decoder *jsonv.Decoder
 }
 
 // KnownSchema says whether text is the text of a schema the cache holds
-// compiled, and how many JSON values it holds: the decoder of a validate
-// request need not decode it again (jsonv.Known).
-func KnownSchema(text []byte) (int, bool) {
+// compiled (its entry, for Schema.Compiled; nil when not), and how many
+// JSON values it holds: the decoder of a validate request need not decode
+// it again (jsonv.Known).
+func KnownSchema(text []byte) (any, int) {
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 	entry, ok := schemaCache.byText[jsonv.View(text)]
 	if !ok {
-		return 0, false
+		return nil, 0
 	}
-	return entry.values, true
+	return entry, entry.values
 }
 
 // value is s's decoded value, decoding its text when the request's
@@ -112,6 +116,9 @@ func (noRemoteRefs) Load(url string) (any, error) {
 //
 //go:noinline
 func compileSchema(schema Schema) (*compiled, error) {
+	if entry, ok := schema.Compiled.(*compiled); ok {
+		return entry, nil // found as the request was decoded
+	}
 	given := schema.Text
 	if given == nil {
 		given = jsonv.AppendValue(nil, schema.Value)
