@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // scanMessage reads the top-level members of a JSON-RPC message without
@@ -34,8 +35,8 @@ func scanMessage(msg []byte, m *message) bool {
 }
 
 // scanObject calls member for each member of the JSON object b, with the
-// key's raw text (escapes left as they are) and the value's bytes; false
-// when b is not an object or member says so.
+// key (escapes decoded) and the value's bytes; false when b is not an
+// object or member says so.
 func scanObject(b []byte, member func(key string, value json.RawMessage) bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -53,7 +54,15 @@ func scanObject(b []byte, member func(key string, value json.RawMessage) bool) b
 		if !ok {
 			return false
 		}
-		key := b[i+1 : keyEnd-1]
+		key := string(b[i+1 : keyEnd-1])
+		if strings.IndexByte(key, '\\') >= 0 {
+			// A name spelled with escapes is the name they spell, as every
+			// JSON reader reads it: read raw, "m\u0065thod" would hide a
+			// call from the relay, or a server's second "result" from it.
+			if key, ok = stringValue(b[i:keyEnd]); !ok {
+				return false
+			}
+		}
 		i = skipSpace(b, keyEnd)
 		if i >= len(b) || b[i] != ':' {
 			return false
@@ -63,7 +72,7 @@ func scanObject(b []byte, member func(key string, value json.RawMessage) bool) b
 		if !ok {
 			return false
 		}
-		if !member(string(key), json.RawMessage(b[i:end])) {
+		if !member(key, json.RawMessage(b[i:end])) {
 			return false
 		}
 		i = skipSpace(b, end)

@@ -21,6 +21,10 @@ func TestScanMessage_Shapes(t *testing.T) {
 		{"a method that is not a string", `{"id":1,"method":5}`, false, "", ""},
 		{"trailing text", `{"id":1} x`, false, "", ""},
 		{"no colon", `{"id" 1}`, false, "", ""},
+		// A name is read as every JSON reader reads it: escapes decoded.
+		{"escaped names", `{"\u0069d":1,"m\u0065thod":"ping"}`, true, "ping", "1"},
+		{"an escaped name given last wins", `{"id":1,"method":"a","m\u0065thod":"b"}`, true, "b", "1"},
+		{"a name with a bad escape", `{"\x":1}`, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var m message

@@ -157,14 +157,7 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 	if m.Error != nil {
 		sf.Error = m.Error
 	} else {
-		if !bytes.Contains(m.Result, []byte(`"isError"`)) {
-			r.writeClient(msg)
-			return
-		}
-		var res struct {
-			IsError bool `json:"isError"`
-		}
-		if json.Unmarshal(m.Result, &res) != nil || !res.IsError {
+		if !isErrorResult(m.Result) {
 			r.writeClient(msg)
 			return
 		}
@@ -195,6 +188,25 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 		return
 	}
 	r.answerResult(req.id, resp.Result)
+}
+
+// isErrorResult reports whether a tool result says isError: true, read as
+// the SDKs read it: the member named exactly "isError" (its name's escapes
+// decoded; not "IsError", which encoding/json would also take), the last
+// if it is given twice. Most results are read no further than a search
+// for the name, or for an escape that could spell it.
+func isErrorResult(result []byte) bool {
+	if !bytes.Contains(result, []byte(`"isError"`)) && !bytes.Contains(result, []byte(`\u`)) {
+		return false
+	}
+	isError := false
+	whole := scanObject(result, func(key string, value json.RawMessage) bool {
+		if key == "isError" {
+			isError = string(value) == "true"
+		}
+		return true
+	})
+	return whole && isError
 }
 
 // unlisted reports whether tool is absent from the server's tool list (and
