@@ -11,7 +11,9 @@
 //     JSON-RPC error for a failure of the tool) go through the module's
 //     server_failure: an exact envelope passes, anything else becomes one;
 //   - no answer within the call timeout is TIMEOUT, a server gone with the
-//     call pending is HANDOFF_UPSTREAM_UNAVAILABLE.
+//     call pending is HANDOFF_UPSTREAM_UNAVAILABLE;
+//   - a server message that is not valid JSON reaches no client; an answer
+//     so written is lost (HANDOFF_UPSTREAM_UNAVAILABLE for a call).
 //
 // The relay reads and writes whole messages through Conn, whatever carries
 // them: Stdio and Command are the stdio transport.

@@ -349,6 +349,44 @@ func TestRelay_EscapedNames(t *testing.T) {
 	}
 }
 
+// TestRelay_ServerLinesNotJSON: a server's message that the relay can
+// route but that is not valid JSON (a NaN, as Python's json.dumps writes
+// one) reaches no client, whose SDK may end the session on it (the Go
+// SDK's client does); an answer so written is lost, and the call it
+// answers is answered at once, not at its timeout.
+func TestRelay_ServerLinesNotJSON(t *testing.T) {
+	srv := serve(standard(map[string]string{
+		"nan": `{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"x"}],"score":NaN}}`,
+	}))
+	s := start(t, relay.Options{}, srv)
+	s.init()
+	srv.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":NaN}}`))
+	s.send(call("60", "nan", `{}`))
+	s.send(call("61", "echo", `{"message":"hi"}`))
+	answers := map[string]map[string]json.RawMessage{}
+	for answers["60"] == nil || answers["61"] == nil {
+		m := s.next(10 * time.Second)
+		if m == "" {
+			t.Fatalf("no answers to 60 and 61; log:\n%s", s.log)
+		}
+		var msg map[string]json.RawMessage
+		if !json.Valid([]byte(m)) || json.Unmarshal([]byte(m), &msg) != nil {
+			t.Fatalf("the client got a line that is not JSON: %s", m)
+		}
+		answers[string(msg["id"])] = msg
+	}
+	text, isError := resultText(t, answers["60"])
+	if env, err := nativeHost(t).Parse(context.Background(), text); err != nil || env == nil || !isError || env.Code != "HANDOFF_UPSTREAM_UNAVAILABLE" {
+		t.Errorf("the call answered with a line that is not JSON: isError=%v %.300s", isError, text)
+	}
+	if text, isError := resultText(t, answers["61"]); isError || text != "ok" {
+		t.Errorf("the next call: isError=%v %s", isError, text)
+	}
+	if !strings.Contains(s.log.String(), "not valid JSON") {
+		t.Errorf("the relay's log does not say why:\n%s", s.log)
+	}
+}
+
 func TestRelay_ArgumentsTheModuleRefuses(t *testing.T) {
 	srv := serve(standard(nil))
 	s := start(t, relay.Options{}, srv)

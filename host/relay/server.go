@@ -86,9 +86,19 @@ func (r *Relay) requestLost(lost *LostError) {
 // pass to the client; a response goes to whoever asked.
 func (r *Relay) fromServer(s Server, msg []byte) {
 	var m message
+	head := msg[:min(len(msg), 80)] // for the log
 	if !scanMessage(msg, &m) || !(m.isRequest() || m.isNotification() || m.isResponse()) {
-		head := msg[:min(len(msg), 80)]
 		r.logf("%s wrote a line that is not JSON-RPC (%d bytes: %q); ignored it", r.opts.Name, len(msg), head)
+		return
+	}
+	if !json.Valid(msg) {
+		// Routable, but no client reads it (a NaN, a bad literal inside a
+		// value the scan skips): the Go SDK's client ends its session on
+		// such a line. An answer so written is lost, and answered as one.
+		r.logf("%s wrote a message that is not valid JSON (%d bytes: %q); ignored it", r.opts.Name, len(msg), head)
+		if m.isResponse() {
+			r.requestLost(&LostError{ID: m.ID, Reason: "its answer is not valid JSON"})
+		}
 		return
 	}
 	if m.Method != nil {

@@ -59,7 +59,9 @@ sampling, elicitation and roots, and their answers), except:
     server, the server's own answer);
   - no answer within --call-timeout: TIMEOUT; COMMAND gone, or the
     upstream out of reach or dropping the call, with calls pending:
-    HANDOFF_UPSTREAM_UNAVAILABLE for them.
+    HANDOFF_UPSTREAM_UNAVAILABLE for them;
+  - a server message that is not valid JSON (a NaN) reaches no client (a
+    note on stderr); an answer so written is lost, as above.
 
 --listen serves POST (answered as JSON, or as an event stream when the
 server sends something first), GET (the server's own stream) and DELETE
