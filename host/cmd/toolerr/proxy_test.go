@@ -320,7 +320,8 @@ func TestProxy_ChildNeverAnswers(t *testing.T) {
 }
 
 // TestProxy_ChildWritesGarbage: a line on the child's stdout that is not
-// JSON-RPC is noted on stderr and skipped; the session goes on.
+// JSON-RPC, or not valid JSON (which ends the Go SDK client's session if
+// it reaches it), is noted on stderr and skipped; the session goes on.
 func TestProxy_ChildWritesGarbage(t *testing.T) {
 	cs, _, stderr := proxied(t)
 	if got, isError := testutil.CallText(t, cs, "fault.garbage", `{}`); got != "still here" || isError {
@@ -330,7 +331,8 @@ func TestProxy_ChildWritesGarbage(t *testing.T) {
 		t.Errorf("the next call: %q", got)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(stderr.String(), `a line that is not JSON-RPC (20 bytes: "this is not JSON-RPC")`) {
+	for !strings.Contains(stderr.String(), `a line that is not JSON-RPC (20 bytes: "this is not JSON-RPC")`) ||
+		!strings.Contains(stderr.String(), "a message that is not valid JSON") {
 		if time.Now().After(deadline) {
 			t.Fatalf("stderr does not name the line:\n%s", stderr)
 		}

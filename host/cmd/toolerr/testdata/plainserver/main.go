@@ -67,6 +67,8 @@ func main() {
 	})
 	add("fault.garbage", empty, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		os.Stdout.WriteString("this is not JSON-RPC\n")
+		// Routable, but not JSON: a NaN, as Python's json.dumps writes one.
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":NaN}}` + "\n")
 		return text("still here", false), nil
 	})
 	server.AddPrompt(&mcp.Prompt{Name: "greet", Description: "a greeting"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
