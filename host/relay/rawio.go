@@ -131,7 +131,7 @@ func (r *rawFile) Read(p []byte) (int, error) {
 		}
 	})
 	switch {
-	case errors.Is(err, os.ErrClosed):
+	case err != nil && r.closed():
 		return 0, io.EOF
 	case err != nil:
 		return 0, err
@@ -141,6 +141,14 @@ func (r *rawFile) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// closed reports whether the file was closed: the error a raw read or
+// write then gets is the poller's own ("use of closed file"), which is not
+// os.ErrClosed; the File's methods translate it.
+func (r *rawFile) closed() bool {
+	_, err := r.f.Stat()
+	return errors.Is(err, os.ErrClosed)
 }
 
 func (r *rawFile) Write(p []byte) (int, error) {

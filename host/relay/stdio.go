@@ -114,13 +114,21 @@ type command struct {
 	done     chan struct{}
 	status   int
 	stopOnce sync.Once
+	read     chan struct{} // closed when Read has met the output's end
+	readOnce sync.Once
 }
+
+// drainGrace is how long the output of a server that has ended is read on
+// before it is closed: what the server wrote before it ended is read, but
+// a process it left behind holding the output open is not waited for.
+const drainGrace = 2 * time.Second
 
 // Command starts name with args as a stdio MCP server; its stderr goes to
 // stderr.
 func Command(name string, args []string, stderr io.Writer) (Server, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Stderr = stderr
+	cmd.WaitDelay = drainGrace // for stderr, when it is not a file: a process left behind may hold it too
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -150,10 +158,15 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 	if w := newRawFile(inW); w != nil {
 		wr = w
 	}
-	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(rd, 64<<10), w: wr, closer: inW}, cmd: cmd, stdin: inW, done: make(chan struct{})}
+	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(rd, 64<<10), w: wr, closer: inW}, cmd: cmd, stdin: inW,
+		done: make(chan struct{}), read: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		c.status = exitStatus(cmd, err)
+		select {
+		case <-c.read:
+		case <-time.After(drainGrace):
+		}
 		outR.Close()
 		close(c.done)
 	}()
@@ -171,6 +184,15 @@ func exitStatus(cmd *exec.Cmd, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
+}
+
+// Read is the lines' Read; it notes the output's end for Command.
+func (c *command) Read() ([]byte, int, error) {
+	msg, size, err := c.lines.Read()
+	if err != nil {
+		c.readOnce.Do(func() { close(c.read) })
+	}
+	return msg, size, err
 }
 
 func (c *command) Wait() int {

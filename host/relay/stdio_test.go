@@ -27,6 +27,40 @@ func TestCommand_StopsAServerThatIgnoresItsInput(t *testing.T) {
 	}
 }
 
+// TestCommand_ReadsWhatItsServerWroteBeforeItEnded: lines a server wrote
+// just before it ended are read after it has ended; a process it left
+// behind that keeps its output open does not keep the output from ending.
+func TestCommand_ReadsWhatItsServerWroteBeforeItEnded(t *testing.T) {
+	s, err := relay.Command("sh", []string{"-c", `printf '{"id":1,"result":{}}\n{"id":2,"result":{}}\n'`}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // it has ended, nothing read yet
+	for _, want := range []string{`{"id":1,"result":{}}`, `{"id":2,"result":{}}`} {
+		if msg, _, err := s.Read(); err != nil || string(msg) != want {
+			t.Fatalf("Read = %q %v, want %s", msg, err, want)
+		}
+	}
+	if _, _, err := s.Read(); err != io.EOF {
+		t.Errorf("at the end: %v", err)
+	}
+	if status := s.Wait(); status != 0 {
+		t.Errorf("status %d", status)
+	}
+
+	s, err = relay.Command("sh", []string{"-c", `sleep 20 & printf '{"id":1,"result":{}}\n'`}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, _, err := s.Read(); err != nil || string(msg) != `{"id":1,"result":{}}` {
+		t.Fatalf("Read = %q %v", msg, err)
+	}
+	if _, _, err := s.Read(); err != io.EOF { // after the grace
+		t.Errorf("at the end: %v", err)
+	}
+	s.Wait()
+}
+
 // TestStdio_Lines: one message a line, the line feed dropped, a last line
 // without one read too, and a line longer than the transport keeps cut
 // with its length.
