@@ -13,7 +13,10 @@
 //   - no answer within the call timeout is TIMEOUT, a server gone with the
 //     call pending is HANDOFF_UPSTREAM_UNAVAILABLE;
 //   - a server message that is not valid JSON reaches no client; an answer
-//     so written is lost (HANDOFF_UPSTREAM_UNAVAILABLE for a call).
+//     so written is lost (HANDOFF_UPSTREAM_UNAVAILABLE for a call);
+//   - an answer longer than MaxLineBytes is RESPONSE_TOO_LARGE for a call
+//     when its id can be read from its first or last bytes (the relay
+//     answers at once; otherwise the call times out).
 //
 // The relay reads and writes whole messages through Conn, whatever carries
 // them: Stdio and Command are the stdio transport.
@@ -63,12 +66,14 @@ type Tracker interface {
 
 // LostError is what a Server's Read returns, without ending, when its
 // transport lost one request it had carried (an HTTP upstream that could
-// not be reached, or whose stream dropped before the answer): the relay
-// answers that request as it answers the requests of a server that is gone,
-// and reads on.
+// not be reached, or whose stream dropped before the answer; an answer
+// longer than the transport reads): the relay answers that request as it
+// answers the requests of a server that is gone, or as too large, and
+// reads on.
 type LostError struct {
-	ID     json.RawMessage // the request's, as the relay wrote it
-	Reason string          // for the relay's note; never shown to the client
+	ID       json.RawMessage // the request's, as the relay wrote it
+	Reason   string          // for the relay's note; never shown to the client
+	TooLarge bool            // the server answered, longer than MaxLineBytes
 }
 
 func (e *LostError) Error() string { return "request " + string(e.ID) + " lost: " + e.Reason }

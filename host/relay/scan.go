@@ -38,21 +38,28 @@ func scanMessage(msg []byte, m *message) bool {
 // key (escapes decoded) and the value's bytes; false when b is not an
 // object or member says so.
 func scanObject(b []byte, member func(key string, value json.RawMessage) bool) bool {
+	whole, _ := scanMembers(b, member)
+	return whole
+}
+
+// scanMembers is scanObject that also names, when b stops inside a
+// member's value (a message cut short), that member: cut.
+func scanMembers(b []byte, member func(key string, value json.RawMessage) bool) (whole bool, cut string) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return false, ""
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return skipSpace(b, i+1) == len(b)
+		return skipSpace(b, i+1) == len(b), ""
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return false
+			return false, ""
 		}
 		keyEnd, ok := skipString(b, i)
 		if !ok {
-			return false
+			return false, ""
 		}
 		key := string(b[i+1 : keyEnd-1])
 		if strings.IndexByte(key, '\\') >= 0 {
@@ -60,33 +67,125 @@ func scanObject(b []byte, member func(key string, value json.RawMessage) bool) b
 			// JSON reader reads it: read raw, "m\u0065thod" would hide a
 			// call from the relay, or a server's second "result" from it.
 			if key, ok = stringValue(b[i:keyEnd]); !ok {
-				return false
+				return false, ""
 			}
 		}
 		i = skipSpace(b, keyEnd)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return false, ""
 		}
 		i = skipSpace(b, i+1)
 		end, ok := skipValue(b, i)
 		if !ok {
-			return false
+			return false, key
 		}
 		if !member(key, json.RawMessage(b[i:end])) {
-			return false
+			return false, ""
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) {
-			return false
+			return false, ""
 		}
 		if b[i] == '}' {
-			return skipSpace(b, i+1) == len(b)
+			return skipSpace(b, i+1) == len(b), ""
 		}
 		if b[i] != ',' {
-			return false
+			return false, ""
 		}
 		i = skipSpace(b, i+1)
 	}
+}
+
+// cutResponse reads what a message cut short by the transport's limit
+// shows of itself: head is its first bytes, tail (when known) its last. It
+// is an answer when the head holds a "result" or "error" member, whole or
+// cut, and no "method". Its id is the last member when the tail ends
+// the object with "id" and a number or string (the TypeScript SDK writes
+// the id last), else an "id" member whole in the head (the Go and Python
+// SDKs write it first); nil when neither shows it.
+func cutResponse(head, tail []byte) (id json.RawMessage, answer bool) {
+	method, result := false, false
+	whole, cut := scanMembers(head, func(key string, value json.RawMessage) bool {
+		switch key {
+		case "id":
+			id = value
+		case "method":
+			method = true
+		case "result", "error":
+			result = true
+		}
+		return true
+	})
+	if whole || method || !(result || cut == "result" || cut == "error") {
+		return nil, false
+	}
+	if last, ok := lastID(tail); ok {
+		id = last
+	}
+	return id, true
+}
+
+// lastID reads, from the last bytes of a JSON object, its last member
+// when that is "id" with a number or a string: the value just before the
+// object's closing brace belongs to one of its own members, so a scalar
+// there, its name and the comma before it are read backwards.
+func lastID(tail []byte) (json.RawMessage, bool) {
+	end := skipSpaceBack(tail, len(tail))
+	if end == 0 || tail[end-1] != '}' {
+		return nil, false
+	}
+	vEnd := skipSpaceBack(tail, end-1)
+	vStart, ok := stringStart(tail, vEnd)
+	if !ok { // a number
+		for vStart = vEnd; vStart > 0 && strings.IndexByte("0123456789+-.eE", tail[vStart-1]) >= 0; vStart-- {
+		}
+	}
+	colon := skipSpaceBack(tail, vStart)
+	if vStart == vEnd || colon == 0 || tail[colon-1] != ':' {
+		return nil, false
+	}
+	kEnd := skipSpaceBack(tail, colon-1)
+	kStart, ok := stringStart(tail, kEnd)
+	if !ok {
+		return nil, false
+	}
+	comma := skipSpaceBack(tail, kStart)
+	if comma == 0 || tail[comma-1] != ',' {
+		return nil, false
+	}
+	value := tail[vStart:vEnd]
+	if key, ok := stringValue(tail[kStart:kEnd]); !ok || key != "id" || !json.Valid(value) {
+		return nil, false
+	}
+	return json.RawMessage(value), true
+}
+
+// stringStart returns where the string that ends at b[end-1] starts: the
+// nearest quote before it that no backslash escapes.
+func stringStart(b []byte, end int) (int, bool) {
+	if end < 2 || b[end-1] != '"' {
+		return end, false
+	}
+	for j := end - 2; j >= 0; j-- {
+		if b[j] != '"' {
+			continue
+		}
+		k := j
+		for k > 0 && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j, true
+		}
+	}
+	return end, false
+}
+
+func skipSpaceBack(b []byte, i int) int {
+	for i > 0 && (b[i-1] == ' ' || b[i-1] == '\t' || b[i-1] == '\n' || b[i-1] == '\r') {
+		i--
+	}
+	return i
 }
 
 // stringValue decodes a JSON string; false for another value.

@@ -41,9 +41,10 @@ func (r *Relay) readServer(s Server) {
 }
 
 // requestLost answers a request the server's transport lost (a LostError
-// from its Read): a tools/call with HANDOFF_UPSTREAM_UNAVAILABLE, any other
-// request of the client with a JSON-RPC error; a request of the relay's own
-// ends as if the server had refused it.
+// from its Read): a tools/call with HANDOFF_UPSTREAM_UNAVAILABLE, or
+// RESPONSE_TOO_LARGE when the server's answer was too long to read; any
+// other request of the client with a JSON-RPC error; a request of the
+// relay's own ends as if the server had refused it.
 func (r *Relay) requestLost(lost *LostError) {
 	r.logf("%s: %v", r.opts.Name, lost)
 	key := idKey(lost.ID)
@@ -67,7 +68,13 @@ func (r *Relay) requestLost(lost *LostError) {
 	if req.timer != nil {
 		req.timer.Stop()
 	}
-	if req.method == "tools/call" {
+	switch {
+	case lost.TooLarge && req.method == "tools/call":
+		r.answerEnvelope(req.id, host.NewError("RESPONSE_TOO_LARGE", fmt.Sprintf("The server's answer to tool %q is longer than the %d MiB the proxy passes on, so it was dropped; whether the call succeeded is not known.", req.tool, MaxLineBytes>>20)).
+			Suggest("If the tool can return less (a narrower query, fewer items, one page at a time), call it again asking for less; otherwise tell the user that its answer is too large."))
+	case lost.TooLarge:
+		r.answerError(req.id, codeInternal, fmt.Sprintf("The server's answer is longer than the %d MiB the proxy passes on; ask for less.", MaxLineBytes>>20))
+	case req.method == "tools/call":
 		r.answerEnvelope(req.id, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
 			Suggest("Check whether the call took effect before calling again; if the server stays unreachable, tell the user."))
 		r.mu.Lock()
@@ -77,7 +84,7 @@ func (r *Relay) requestLost(lost *LostError) {
 			b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), req.id...)
 			s.Write(append(b, `,"reason":"the proxy lost the call's answer"}}`...))
 		}
-	} else {
+	default:
 		r.answerError(req.id, codeInternal, "The server could not be reached, or dropped the request before answering; try again.")
 	}
 }

@@ -3,6 +3,7 @@ package relay
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -30,8 +31,13 @@ type lines struct {
 	restore []func() // run once by Close
 	writeMu sync.Mutex
 	buf     []byte
+	past    []byte // the last bytes of a line cut at max (lastKept at most)
 	out     []byte
 }
+
+// lastKept is how many of a cut line's last bytes are kept: enough for the
+// id a message writes last.
+const lastKept = 4 << 10
 
 // Stdio is the client side over the proxy's own stdin and stdout. A pipe
 // or a socket among them is read or written as a rawFile, in non-blocking
@@ -58,13 +64,15 @@ func (l *lines) Read() ([]byte, int, error) {
 	if cap(l.buf) > 1<<20 {
 		l.buf = nil // a long line's buffer is not kept for the next ones
 	}
-	l.buf = l.buf[:0]
+	l.buf, l.past = l.buf[:0], l.past[:0]
 	size := 0
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		size += len(chunk)
-		if room := l.max - len(l.buf); room > 0 {
-			l.buf = append(l.buf, chunk[:min(len(chunk), room)]...)
+		kept := min(len(chunk), max(l.max-len(l.buf), 0))
+		l.buf = append(l.buf, chunk[:kept]...)
+		if kept < len(chunk) {
+			l.keepPast(chunk[kept:])
 		}
 		switch {
 		case err == nil:
@@ -81,6 +89,27 @@ func (l *lines) Read() ([]byte, int, error) {
 			return nil, 0, err
 		}
 	}
+}
+
+// keepPast keeps the last lastKept bytes of a line past its max.
+func (l *lines) keepPast(p []byte) {
+	if len(p) >= lastKept {
+		l.past = append(l.past[:0], p[len(p)-lastKept:]...)
+		return
+	}
+	if drop := len(l.past) + len(p) - lastKept; drop > 0 {
+		l.past = append(l.past[:0], l.past[drop:]...)
+	}
+	l.past = append(l.past, p...)
+}
+
+// last returns the last bytes (lastKept at most) of the line that Read
+// returned cut; its line feed is among them.
+func (l *lines) last() []byte {
+	if n := min(lastKept-len(l.past), len(l.buf)); n > 0 {
+		return append(append([]byte(nil), l.buf[len(l.buf)-n:]...), l.past...)
+	}
+	return l.past
 }
 
 // Write writes msg and a line feed in one write.
@@ -186,11 +215,18 @@ func exitStatus(cmd *exec.Cmd, err error) int {
 	return st.ExitCode()
 }
 
-// Read is the lines' Read; it notes the output's end for Command.
+// Read is the lines' Read, but an answer longer than MaxLineBytes whose id
+// its first and last bytes show is a *LostError (TooLarge): the request
+// it answers is answered at once, not left to its timeout.
 func (c *command) Read() ([]byte, int, error) {
 	msg, size, err := c.lines.Read()
 	if err != nil {
 		c.readOnce.Do(func() { close(c.read) })
+	}
+	if err == nil && size > len(msg) {
+		if id, answer := cutResponse(msg, c.last()); answer && id != nil {
+			return nil, 0, &LostError{ID: id, Reason: fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), TooLarge: true}
+		}
 	}
 	return msg, size, err
 }

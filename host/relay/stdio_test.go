@@ -2,7 +2,9 @@ package relay_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,41 @@ func TestCommand_StopsAServerThatIgnoresItsInput(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("stopping took %v", took)
+	}
+}
+
+// TestCommand_AnswersTooLong: a server's answer longer than MaxLineBytes
+// is a *LostError for its length when its first or last bytes name its id
+// (the last ones kept across the cut, however little is past it); any
+// other long line is returned cut, and the lines after it are whole.
+func TestCommand_AnswersTooLong(t *testing.T) {
+	// x N: N bytes of x; the first line's id is written last and stands
+	// partly before the cut (10 bytes past it).
+	script := `x() { head -c "$1" /dev/zero | tr '\0' x; }
+		printf '{"result":{"text":"'; x $((` + strconv.Itoa(relay.MaxLineBytes) + ` - 25)); printf '"},"id":"first"}\n'
+		printf '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"'; x ` + strconv.Itoa(relay.MaxLineBytes) + `; printf '"}}\n'
+		printf '{"method":"notifications/message","params":{"data":"'; x ` + strconv.Itoa(relay.MaxLineBytes) + `; printf '"}}\n'
+		printf '{"jsonrpc":"2.0","id":3,"result":{}}\n'`
+	s, err := relay.Command("sh", []string{"-c", script}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(time.Second)
+	for _, want := range []string{`"first"`, `2`} {
+		_, _, err := s.Read()
+		var lost *relay.LostError
+		if !errors.As(err, &lost) || string(lost.ID) != want || !lost.TooLarge {
+			t.Fatalf("Read: %v, want the answer to %s lost for its length", err, want)
+		}
+	}
+	if msg, size, err := s.Read(); err != nil || len(msg) != relay.MaxLineBytes || size != relay.MaxLineBytes+55 {
+		t.Errorf("the long notification: %d of %d bytes, %v", len(msg), size, err)
+	}
+	if msg, _, err := s.Read(); err != nil || string(msg) != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("the next line: %.80q %v", msg, err)
+	}
+	if _, _, err := s.Read(); err != io.EOF {
+		t.Errorf("at the end: %v", err)
 	}
 }
 

@@ -142,14 +142,35 @@ func (u *upstream) deliver(msg []byte, size int) {
 	u.put(upItem{msg: msg, size: size})
 }
 
-// lose reports the requests of ids lost.
-func (u *upstream) lose(ids []json.RawMessage, reason string) {
+// lose reports the requests of ids lost; tooLarge, for their answers'
+// length.
+func (u *upstream) lose(ids []json.RawMessage, reason string, tooLarge bool) {
 	for _, id := range ids {
 		u.mu.Lock()
 		delete(u.calls, idKey(id))
 		u.mu.Unlock()
-		u.put(upItem{lost: &LostError{ID: id, Reason: reason}})
+		u.put(upItem{lost: &LostError{ID: id, Reason: reason, TooLarge: tooLarge}})
 	}
+}
+
+// cutAnswer reports an event longer than MaxLineBytes that is an answer:
+// the request its head names, or the one a POST's stream still waits for
+// (want; the TypeScript SDK writes the id last), is lost for its length.
+func (u *upstream) cutAnswer(msg []byte, size int, want map[string]json.RawMessage) bool {
+	id, answer := cutResponse(msg, nil)
+	if !answer {
+		return false
+	}
+	if id == nil && len(want) == 1 {
+		for _, id = range want {
+		}
+	}
+	if id == nil {
+		return false
+	}
+	delete(want, idKey(id))
+	u.lose([]json.RawMessage{id}, fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), true)
+	return true
 }
 
 // end ends the upstream: Read returns io.EOF once what came before is read.
@@ -297,7 +318,7 @@ func (u *upstream) post(ctx context.Context, cancel context.CancelFunc, body []b
 		}
 	case sessionGone(resp, sent):
 		u.logf("%s ended the session", u.opts.URL)
-		u.lose(ids, "the upstream ended the session")
+		u.lose(ids, "the upstream ended the session", false)
 		u.end()
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
 		u.failed(ctx, method, ids, resp.Status)
@@ -333,7 +354,7 @@ func (u *upstream) failed(ctx context.Context, method string, ids []json.RawMess
 		return
 	}
 	u.logf("%s: a POST (%s) failed: %s", u.opts.URL, describe(method), reason)
-	u.lose(ids, reason)
+	u.lose(ids, reason, false)
 }
 
 // sessionGone reports whether resp says the session it named is gone: 404
@@ -358,11 +379,14 @@ func sessionGone(resp *http.Response, sent string) bool {
 // readJSON reads a JSON answer: one message, or an array of them.
 func (u *upstream) readJSON(ctx context.Context, body io.Reader, method string, ids []json.RawMessage) {
 	raw, err := io.ReadAll(io.LimitReader(body, MaxLineBytes+1))
-	if err != nil || len(raw) > MaxLineBytes {
-		if err == nil {
-			err = fmt.Errorf("an answer over %d bytes", MaxLineBytes)
-		}
+	switch {
+	case err != nil:
 		u.failed(ctx, method, ids, "reading the answer: "+err.Error())
+		return
+	case len(raw) > MaxLineBytes:
+		if ctx.Err() == nil {
+			u.lose(ids, fmt.Sprintf("its answer is longer than the %d bytes the proxy reads", MaxLineBytes), true)
+		}
 		return
 	}
 	i := skipSpace(raw, 0)
@@ -388,9 +412,9 @@ func (u *upstream) readJSON(ctx context.Context, body io.Reader, method string, 
 // come; a stream that ends before them is resumed from its last event (GET
 // with Last-Event-ID) when it had event IDs, else they are lost.
 func (u *upstream) readPOSTStream(ctx context.Context, body io.ReadCloser, ids []json.RawMessage) {
-	want := map[string]bool{}
+	want := map[string]json.RawMessage{}
 	for _, id := range ids {
-		want[idKey(id)] = true
+		want[idKey(id)] = id
 	}
 	r := newSSEReader(body, MaxLineBytes)
 	for attempt := 0; ; {
@@ -403,8 +427,11 @@ func (u *upstream) readPOSTStream(ctx context.Context, body io.ReadCloser, ids [
 				continue
 			}
 			var m message
-			if len(ev.data) == ev.size && scanMessage(ev.data, &m) && m.Method == nil && len(m.ID) > 0 {
+			switch {
+			case len(ev.data) == ev.size && scanMessage(ev.data, &m) && m.Method == nil && len(m.ID) > 0:
 				delete(want, idKey(m.ID))
+			case len(ev.data) < ev.size && u.cutAnswer(ev.data, ev.size, want):
+				continue
 			}
 			u.deliver(ev.data, ev.size)
 		}
@@ -436,7 +463,7 @@ func (u *upstream) readPOSTStream(ctx context.Context, body io.ReadCloser, ids [
 	}
 	var lost []json.RawMessage
 	for _, id := range ids {
-		if want[idKey(id)] {
+		if _, ok := want[idKey(id)]; ok {
 			lost = append(lost, id)
 		}
 	}
@@ -511,7 +538,7 @@ func (u *upstream) startGET() {
 					break
 				}
 				pause = 0 // it works: reconnect at once when it ends
-				if ev.name == "" || ev.name == "message" {
+				if (ev.name == "" || ev.name == "message") && !(len(ev.data) < ev.size && u.cutAnswer(ev.data, ev.size, nil)) {
 					u.deliver(ev.data, ev.size)
 				}
 			}

@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -33,6 +34,7 @@ type upstreamServer struct {
 	headers   []http.Header // of every request
 	cancelled atomic.Int32  // hang calls whose context ended
 	calls     atomic.Int32  // tool calls the server ran
+	json      bool          // answers as one JSON body, not an event stream (for fresh)
 }
 
 func newUpstreamServer(t *testing.T) *upstreamServer {
@@ -92,6 +94,9 @@ func (u *upstreamServer) fresh() {
 		}
 		return nil, ctx.Err()
 	})
+	add("huge", `{"type":"object"}`, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text(strings.Repeat("0123456789abcdef", relay.MaxLineBytes/16+1)), nil
+	})
 	add("add-tool", `{"type":"object"}`, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		server.AddTool(&mcp.Tool{Name: "added", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text("added"), nil
@@ -99,7 +104,7 @@ func (u *upstreamServer) fresh() {
 		return text("ok"), nil
 	})
 	u.mu.Lock()
-	u.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	u.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: u.json})
 	u.mu.Unlock()
 }
 
@@ -301,6 +306,84 @@ func TestUpstream_DropsMidCall(t *testing.T) {
 	if text, _ := s.callTool("2", "echo", `{"message":"still"}`); text != "echo: still" {
 		t.Errorf("after the drop: %s", text)
 	}
+}
+
+// TestUpstream_AnswerTooLarge: an answer longer than the proxy reads is
+// RESPONSE_TOO_LARGE at once, from an event stream and from one JSON body
+// (the Go SDK's, id first) and from an event stream of a server that writes
+// the id last (as the TypeScript SDK does); the session serves on.
+func TestUpstream_AnswerTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"an event stream", func(t *testing.T) string { return newUpstreamServer(t).url() }},
+		{"a JSON body", func(t *testing.T) string {
+			up := newUpstreamServer(t)
+			up.json = true
+			up.fresh()
+			return up.url()
+		}},
+		{"an event stream, the id last", idLastServer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startUpstream(t, relay.Options{CallTimeout: 10 * time.Minute}, relay.UpstreamOptions{URL: tc.url(t)})
+			s.initUpstream()
+			if text, isError := s.callTool("1", "huge", `{}`); !isError || !strings.HasPrefix(text, `<tool_error code="RESPONSE_TOO_LARGE"`) {
+				t.Errorf("the huge answer: isError=%v %.300q", isError, text)
+			}
+			if text, _ := s.callTool("2", "echo", `{"message":"next"}`); text != "echo: next" {
+				t.Errorf("after it: %s", text)
+			}
+		})
+	}
+}
+
+// idLastServer is a Streamable HTTP server that writes each answer's id
+// after its result, as the TypeScript SDK does, and answers tools/call on
+// an event stream; its tools are echo and huge.
+func idLastServer(t *testing.T) string {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.NewDecoder(req.Body).Decode(&m) != nil || len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		var result string
+		switch m.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"id-last","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"huge","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			text := []byte(`echo: next`)
+			if m.Params.Name == "huge" {
+				text = bytes.Repeat([]byte("0123456789abcdef"), relay.MaxLineBytes/16+1)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte(`event: message` + "\n" + `data: {"result":{"content":[{"type":"text","text":"`))
+			w.Write(text)
+			w.Write([]byte(`"}]},"jsonrpc":"2.0","id":` + string(m.ID) + "}\n\n"))
+			return
+		default:
+			result = `{}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"result":` + result + `,"jsonrpc":"2.0","id":` + string(m.ID) + `}`))
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
 }
 
 // TestUpstream_Slow: no answer within the call timeout is TIMEOUT, and the

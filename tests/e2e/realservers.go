@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolerr/toolerr/host"
+	"github.com/toolerr/toolerr/host/relay"
 )
 
 // Real MCP servers no one here wrote (tests/realservers, pinned by its
@@ -30,6 +31,7 @@ import (
 type realServer struct {
 	name  string
 	start func(dir string) (string, []string, []string) // command, args, extra environment
+	setup func(dir string) error                        // files a session reads, made before each run
 	steps func(dir string, full bool) []step
 	// failures checks the proxied answers of the failing calls.
 	failures func(dir string) map[string]failureWant
@@ -52,8 +54,12 @@ type step struct {
 // failureWant is what the proxied answer to a failing call must be: an
 // envelope of code that keeps the server's text (the direct answer's); or,
 // for a tool the server does not have, UNKNOWN_ACTION whose first
-// available action is closest.
-type failureWant struct{ code, closest string }
+// available action is closest; or, for an answer longer than the proxy
+// reads (tooLarge), an envelope of code in its stead.
+type failureWant struct {
+	code, closest string
+	tooLarge      bool
+}
 
 const realDir = "tests/realservers/node_modules/@modelcontextprotocol"
 
@@ -76,10 +82,16 @@ func realServers() []realServer {
 				cmd, args := node("server-filesystem", dir)
 				return cmd, args, nil
 			},
+			setup: func(dir string) error {
+				// A file whose contents make an answer longer than the
+				// proxy reads (the TypeScript SDK writes its id last).
+				return os.WriteFile(filepath.Join(dir, "huge.txt"), bytes.Repeat([]byte("0123456789abcdef\n"), relay.MaxLineBytes/17+1), 0o644)
+			},
 			steps: filesystemSteps,
 			failures: func(dir string) map[string]failureWant {
 				return map[string]failureWant{"read a missing file": {code: "NOT_FOUND"}, "read outside the root": {code: "FORBIDDEN"},
-					"call a tool it does not have": {code: "UNKNOWN_ACTION", closest: "read_text_file"}}
+					"call a tool it does not have":            {code: "UNKNOWN_ACTION", closest: "read_text_file"},
+					"read a file longer than the proxy reads": {code: "RESPONSE_TOO_LARGE", tooLarge: true}}
 			},
 		},
 		{
@@ -173,6 +185,7 @@ func filesystemSteps(dir string, full bool) []step {
 		failing(toolCall("read outside the root", "read_text_file", `{"path":"/etc/hostname"}`)),
 		failing(toolCall("read without a path", "read_text_file", `{}`)),
 		failing(toolCall("call a tool it does not have", "read_txt_file", `{"path":`+file("notes.txt")+`}`)),
+		failing(toolCall("read a file longer than the proxy reads", "read_text_file", `{"path":`+file("huge.txt")+`}`)),
 		req("ping at the end", "ping", `{}`),
 	)
 }
@@ -363,6 +376,11 @@ func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (pass
 		for _, e := range entries {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
+		if rs.setup != nil {
+			if err := rs.setup(dir); err != nil {
+				return nil, err
+			}
+		}
 		command, args, env := rs.start(dir)
 		if proxied {
 			args = append([]string{"proxy", "--", command}, args...)
@@ -455,6 +473,12 @@ func checkEnvelope(ctx context.Context, h *host.Host, direct, proxied []byte, wa
 	if want.closest != "" {
 		if len(env.AvailableActions) == 0 || env.AvailableActions[0] != want.closest {
 			return fmt.Sprintf("want the tools listed, %s first: %v", want.closest, env.AvailableActions)
+		}
+		return ""
+	}
+	if want.tooLarge {
+		if len(direct) <= relay.MaxLineBytes || bytes.Contains(direct, []byte(`"isError":true`)) {
+			return fmt.Sprintf("the direct answer is not a success longer than %d bytes (%d bytes)", relay.MaxLineBytes, len(direct))
 		}
 		return ""
 	}

@@ -61,7 +61,9 @@ sampling, elicitation and roots, and their answers), except:
     upstream out of reach or dropping the call, with calls pending:
     HANDOFF_UPSTREAM_UNAVAILABLE for them;
   - a server message that is not valid JSON (a NaN) reaches no client (a
-    note on stderr); an answer so written is lost, as above.
+    note on stderr); an answer so written is lost, as above;
+  - an answer longer than the proxy reads (64 MiB): RESPONSE_TOO_LARGE
+    for a call, at once; a JSON-RPC error for any other request.
 
 --listen serves POST (answered as JSON, or as an event stream when the
 server sends something first), GET (the server's own stream) and DELETE

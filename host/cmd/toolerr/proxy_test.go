@@ -340,6 +340,20 @@ func TestProxy_ChildWritesGarbage(t *testing.T) {
 	}
 }
 
+// TestProxy_AnswerTooLarge: an answer longer than the proxy reads (the Go
+// SDK writes its id first) is RESPONSE_TOO_LARGE at once, not a TIMEOUT
+// after --call-timeout; the session serves on.
+func TestProxy_AnswerTooLarge(t *testing.T) {
+	cs, _, _ := proxied(t, "--call-timeout", "10m")
+	got, isError := testutil.CallText(t, cs, "fault.huge", `{}`)
+	if !isError || !strings.HasPrefix(got, `<tool_error code="RESPONSE_TOO_LARGE" severity="error">`) || !strings.Contains(got, `tool "fault.huge" is longer than the 64 MiB`) {
+		t.Errorf("the huge answer: isError=%v %.300q", isError, got)
+	}
+	if got, _ := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
+		t.Errorf("the next call: %q", got)
+	}
+}
+
 func TestProxy_Restart(t *testing.T) {
 	cs, _, _ := proxied(t, "--restart")
 	got, _ := testutil.CallText(t, cs, "fault.crash", `{}`)
