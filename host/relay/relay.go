@@ -187,7 +187,9 @@ func (r *Relay) logf(format string, args ...any) {
 
 // Run relays between client and the server until the client leaves or,
 // without Restart, the server ends, and returns the server's exit status
-// (1 when it could not be started).
+// (1 when it could not be started). When ctx ends (the proxy was sent
+// SIGINT or SIGTERM), the server is stopped at once: SIGTERM, as a client
+// stops its server, and SIGKILL two seconds later.
 func (r *Relay) Run(ctx context.Context, client Conn) int {
 	r.client = client
 	srv, err := r.opts.Start(ctx)
@@ -218,7 +220,22 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 			r.mu.Lock()
 			r.clientGone = true
 			r.mu.Unlock()
-			srv.Stop(stopGrace)
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				srv.Stop(stopGrace)
+			}()
+			select {
+			case <-stopped:
+			case <-ctx.Done(): // no more grace
+				srv.Stop(0)
+			}
+			return <-ended
+		case <-ctx.Done():
+			r.mu.Lock()
+			r.clientGone = true
+			r.mu.Unlock()
+			srv.Stop(0)
 			return <-ended
 		case status := <-ended:
 			r.serverGone(srv)
@@ -235,6 +252,8 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 				select {
 				case <-clientDone:
 					return status
+				case <-ctx.Done():
+					return status
 				case <-time.After(backoff):
 				}
 			} else {
@@ -247,6 +266,8 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 				r.logf("restarting %s: %v", r.opts.Name, err)
 				select {
 				case <-clientDone:
+					return status
+				case <-ctx.Done():
 					return status
 				case <-time.After(time.Second):
 				}

@@ -138,13 +138,15 @@ func (l *lines) Close() error {
 // command is a server run as a child process over its stdin and stdout.
 type command struct {
 	lines
-	cmd      *exec.Cmd
-	stdin    *os.File
-	done     chan struct{}
-	status   int
-	stopOnce sync.Once
-	read     chan struct{} // closed when Read has met the output's end
-	readOnce sync.Once
+	cmd       *exec.Cmd
+	stdin     *os.File
+	done      chan struct{}
+	status    int
+	stopOnce  sync.Once
+	hurry     chan struct{} // closed by Stop(0)
+	hurryOnce sync.Once
+	read      chan struct{} // closed when Read has met the output's end
+	readOnce  sync.Once
 }
 
 // drainGrace is how long the output of a server that has ended is read on
@@ -188,7 +190,7 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 		wr = w
 	}
 	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(rd, 64<<10), w: wr, closer: inW}, cmd: cmd, stdin: inW,
-		done: make(chan struct{}), read: make(chan struct{})}
+		done: make(chan struct{}), read: make(chan struct{}), hurry: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		c.status = exitStatus(cmd, err)
@@ -237,21 +239,27 @@ func (c *command) Wait() int {
 }
 
 // Stop closes the server's stdin and waits grace for it to end, then
-// sends SIGTERM and, two seconds later, SIGKILL.
+// sends SIGTERM and, two seconds later, SIGKILL. Stop with no grace also
+// cuts short the grace of a Stop in progress.
 func (c *command) Stop(grace time.Duration) {
+	if grace <= 0 {
+		c.hurryOnce.Do(func() { close(c.hurry) })
+	}
 	c.stopOnce.Do(func() {
 		c.stdin.Close()
-		for _, step := range []struct {
-			wait time.Duration
-			sig  os.Signal
-		}{{grace, syscall.SIGTERM}, {2 * time.Second, os.Kill}} {
-			select {
-			case <-c.done:
-				return
-			case <-time.After(step.wait):
-			}
-			c.cmd.Process.Signal(step.sig)
+		select {
+		case <-c.done:
+			return
+		case <-time.After(grace):
+		case <-c.hurry:
 		}
+		c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.done:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		c.cmd.Process.Kill()
 	})
 	<-c.done
 }

@@ -2,8 +2,10 @@ package testutil
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -28,15 +30,22 @@ func (b *SyncBuffer) String() string {
 	return b.buf.String()
 }
 
-// WaitOrKill waits for cmd, started and asked to stop (its stdin closed, a
-// signal sent), to exit, and kills it when it has not within grace.
-func WaitOrKill(cmd *exec.Cmd, grace time.Duration) {
+// WaitOrStop waits for cmd, started and asked to stop (its stdin closed, a
+// signal sent), to exit; when it has not within grace it is sent SIGTERM,
+// and SIGKILL two seconds later, as the MCP SDKs' clients stop a server.
+func WaitOrStop(cmd *exec.Cmd, grace time.Duration) {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(grace):
-		cmd.Process.Kill()
-		<-done
+	for _, step := range []struct {
+		wait time.Duration
+		sig  os.Signal
+	}{{grace, syscall.SIGTERM}, {2 * time.Second, os.Kill}} {
+		select {
+		case <-done:
+			return
+		case <-time.After(step.wait):
+			cmd.Process.Signal(step.sig)
+		}
 	}
+	<-done
 }

@@ -29,13 +29,13 @@ func TestDecodeStrict(t *testing.T) {
 	}
 }
 
-func TestWaitOrKill(t *testing.T) {
+func TestWaitOrStop(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	WaitOrKill(cmd, 50*time.Millisecond)
+	WaitOrStop(cmd, 50*time.Millisecond)
 	if cmd.ProcessState == nil || time.Since(start) > 10*time.Second {
 		t.Fatalf("not killed: %v after %v", cmd.ProcessState, time.Since(start))
 	}
@@ -43,7 +43,7 @@ func TestWaitOrKill(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	WaitOrKill(cmd, time.Minute)
+	WaitOrStop(cmd, time.Minute)
 	if !cmd.ProcessState.Success() {
 		t.Fatalf("a process that exits on its own: %v", cmd.ProcessState)
 	}

@@ -62,5 +62,5 @@ func (p *stdioServer) send(line string) error {
 // stop closes its stdin and waits for it to exit, killing it after grace.
 func (p *stdioServer) stop(grace time.Duration) {
 	p.in.Close()
-	testutil.WaitOrKill(p.cmd, grace)
+	testutil.WaitOrStop(p.cmd, grace)
 }

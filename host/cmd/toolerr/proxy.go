@@ -65,6 +65,10 @@ sampling, elicitation and roots, and their answers), except:
   - an answer longer than the proxy reads (64 MiB): RESPONSE_TOO_LARGE
     for a call, at once; a JSON-RPC error for any other request.
 
+On stdio the proxy ends when the client leaves, closing COMMAND's stdin
+(SIGTERM 10 s later if it has not ended); SIGINT or SIGTERM to the proxy
+sends COMMAND SIGTERM at once, and the proxy ends with its status.
+
 --listen serves POST (answered as JSON, or as an event stream when the
 server sends something first), GET (the server's own stream) and DELETE
 (ends a session), with Mcp-Session-Id. Each session has a COMMAND of its
@@ -261,6 +265,10 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	client := relay.Stdio(stdin, stdout)
 	defer client.Close() // stdin and stdout as they were
+	// A client stops its server with SIGTERM when it does not end on its
+	// own; the proxy passes it on, rather than leave COMMAND running.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	return relay.New(opts).Run(ctx, client)
 }
 

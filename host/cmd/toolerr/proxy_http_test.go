@@ -257,7 +257,7 @@ func everythingHTTP(t *testing.T, everything string) string {
 	}
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		testutil.WaitOrKill(cmd, 10*time.Second)
+		testutil.WaitOrStop(cmd, 10*time.Second)
 	})
 	testutil.WaitUntil(t, "server-everything listens", 30*time.Second, func() bool {
 		c, err := net.Dial("tcp", "127.0.0.1:"+port)
