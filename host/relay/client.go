@@ -177,6 +177,14 @@ func (r *Relay) clientRequest(ctx context.Context, msg []byte, m *message) {
 	case "tools/call":
 		r.toolsCall(ctx, msg, m, key, req)
 		return
+	case "tasks/result":
+		// The result of a task a call started is that call's answer: a
+		// failure in it is rendered as the call's would be.
+		if task, ok := stringMember(m.Params, "taskId"); ok {
+			r.mu.Lock()
+			req.tool, _ = r.tasks.get(task)
+			r.mu.Unlock()
+		}
 	}
 	r.forward(msg, req, key)
 }
@@ -212,7 +220,7 @@ func (r *Relay) forward(msg []byte, req *request, key string) {
 		if req.timer != nil {
 			req.timer.Stop()
 		}
-		if req.method == "tools/call" {
+		if req.forTool() {
 			r.answerEnvelope(req.id, r.unavailable(req.tool))
 		} else {
 			r.answerError(req.id, codeInternal, "The server is not running; try again.")
@@ -232,18 +240,18 @@ func (r *Relay) toolsCall(ctx context.Context, msg []byte, m *message, key strin
 		Arguments json.RawMessage
 	}
 	// The gate passes a call only with params an object, a string name and
-	// arguments given once; an escaped member name is read the slow way.
-	if !scanObject(m.Params, func(key string, value json.RawMessage) bool {
+	// arguments given once.
+	scanObject(m.Params, func(key string, value json.RawMessage) bool {
 		switch key {
 		case "name":
 			p.Name, _ = stringValue(value)
 		case "arguments":
 			p.Arguments = value
+		case "task": // run as a task (its answer names the task), unless null
+			req.task = string(value) != "null"
 		}
-		return !strings.Contains(key, `\`)
-	}) {
-		json.Unmarshal(m.Params, &p)
-	}
+		return true
+	})
 	p.Arguments = append(json.RawMessage(nil), p.Arguments...) // a view of the transport's buffer
 	req.tool = p.Name
 	r.mu.Lock()

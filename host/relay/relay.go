@@ -10,6 +10,7 @@
 //   - the server's failed answers to tools/call (an isError result, a
 //     JSON-RPC error for a failure of the tool) go through the module's
 //     server_failure: an exact envelope passes, anything else becomes one;
+//     so do those to tasks/result of a task a call started;
 //   - no answer within the call timeout is TIMEOUT, a server gone with the
 //     call pending is HANDOFF_UPSTREAM_UNAVAILABLE;
 //   - a server message that is not valid JSON reaches no client; an answer
@@ -146,7 +147,8 @@ type Relay struct {
 	listing      chan struct{} // closed when the listing in flight ends; nil when none is
 	relist       bool          // list again when the listing in flight ends
 	everListed   bool
-	answered     answeredSet // ids of calls the relay answered itself
+	answered     recent[struct{}] // ids of calls the relay answered itself
+	tasks        recent[string]   // the tool of each task a call started, by task id
 	badSchemas   map[string]bool
 	clientGone   bool
 	serverEnded  chan struct{}
@@ -156,7 +158,8 @@ type Relay struct {
 type request struct {
 	id        json.RawMessage // as the client wrote it
 	method    string
-	tool      string      // for tools/call
+	tool      string      // for tools/call, and tasks/result of a task a call started
+	task      bool        // a tools/call run as a task: its answer names the task
 	timer     *time.Timer // initialize's time limit
 	deadline  time.Time   // a tools/call's, or zero
 	cancelled bool        // by the client, or answered by the relay: the server's answer is dropped
@@ -307,7 +310,7 @@ func (r *Relay) serverGone(s Server) {
 		if req.cancelled || gone {
 			continue
 		}
-		if req.method == "tools/call" {
+		if req.forTool() {
 			r.answerEnvelope(req.id, r.unavailable(req.tool))
 		} else {
 			r.answerError(req.id, codeInternal, "The server stopped before answering.")
@@ -441,31 +444,49 @@ func requestLine(id, method string, params json.RawMessage) []byte {
 	return append(b, '}')
 }
 
-// answeredSet remembers the ids of the last calls the relay answered
-// itself, so that the client's cancellation of one is not forwarded.
-type answeredSet struct {
-	keys  map[string]bool
+// recent remembers the last recentKept keys it was given, each with a
+// value: the ids of the calls the relay answered itself (so that the
+// client's cancellation of one is not forwarded), the tools of the tasks
+// that calls started.
+type recent[V any] struct {
+	vals  map[string]V
 	order []string
 }
 
-const answeredKept = 1024
+const recentKept = 1024
 
-func (s *answeredSet) add(key string) {
-	if s.keys == nil {
-		s.keys = map[string]bool{}
+func (s *recent[V]) put(key string, v V) {
+	if s.vals == nil {
+		s.vals = map[string]V{}
 	}
-	if s.keys[key] {
-		return
+	if _, ok := s.vals[key]; !ok {
+		if len(s.order) >= recentKept {
+			delete(s.vals, s.order[0])
+			s.order = s.order[1:]
+		}
+		s.order = append(s.order, key)
 	}
-	if len(s.order) >= answeredKept {
-		delete(s.keys, s.order[0])
-		s.order = s.order[1:]
-	}
-	s.keys[key] = true
-	s.order = append(s.order, key)
+	s.vals[key] = v
 }
 
-func (s *answeredSet) has(key string) bool { return s.keys[key] }
+func (s *recent[V]) get(key string) (V, bool) {
+	v, ok := s.vals[key]
+	return v, ok
+}
+
+func (s *recent[V]) add(key string) {
+	var zero V
+	s.put(key, zero)
+}
+
+func (s *recent[V]) has(key string) bool {
+	_, ok := s.vals[key]
+	return ok
+}
+
+// forTool reports whether the answer to q is a tool's result: a tools/call,
+// or tasks/result of a task a call started.
+func (q *request) forTool() bool { return q.method == "tools/call" || q.tool != "" }
 
 // message is the part of a JSON-RPC message the relay routes on.
 type message struct {

@@ -699,3 +699,96 @@ func TestRelay_UnknownToolErrorKept(t *testing.T) {
 		t.Errorf("the server's own answer did not pass: %s", got["error"])
 	}
 }
+
+// TestRelay_TaskResults: a call run as a task is answered with the task as
+// the server wrote it; the task's result (tasks/result) is that call's
+// answer, so a failure in it is rendered as the call's would be, its _meta
+// (the related task) kept; a task the relay did not see start, and the
+// server's protocol errors, pass as they are.
+func TestRelay_TaskResults(t *testing.T) {
+	const related = `"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"TASK"}}`
+	results := map[string]string{ // a task's result, by its id
+		"t-denied":  `"result":{"content":[{"type":"text","text":"Access denied to /srv/secret"}],"isError":true,` + related + `}`,
+		"t-report":  `"result":{"content":[{"type":"text","text":"the report"}],` + related + `}`,
+		"t-crashed": `"error":{"code":-32603,"message":"ledger unreachable"}`,
+		"t-unseen":  `"result":{"content":[{"type":"text","text":"not found"}],"isError":true}`,
+	}
+	base := standard(map[string]string{"research": ""})
+	srv := serve(func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		var method string
+		json.Unmarshal(m["method"], &method)
+		var p struct {
+			Task      json.RawMessage `json:"task"`
+			TaskID    string          `json:"taskId"`
+			Arguments struct {
+				Run string `json:"run"`
+			} `json:"arguments"`
+		}
+		json.Unmarshal(m["params"], &p)
+		head := `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,`
+		switch {
+		case method == "tools/call" && p.Task != nil:
+			return head + `"result":{"task":{"taskId":"` + p.Arguments.Run + `","status":"working","createdAt":"2026-12-06T00:00:00Z","ttl":60000}}}`
+		case method == "tasks/result" && results[p.TaskID] != "":
+			return head + strings.ReplaceAll(results[p.TaskID], "TASK", p.TaskID) + "}"
+		case method == "tasks/result":
+			return head + `"error":{"code":-32602,"message":"Task not found: ` + p.TaskID + `"}}`
+		}
+		return base(s, m, line)
+	})
+	s := start(t, relay.Options{}, srv)
+	s.init()
+	for i, task := range []string{"t-denied", "t-report", "t-crashed"} {
+		id := fmt.Sprint(10 + i)
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"research","arguments":{"run":"` + task + `"},"task":{"ttl":60000}}}`)
+		if got := s.answer(id); !strings.Contains(string(got["result"]), `"taskId":"`+task+`"`) {
+			t.Fatalf("the call run as task %s: %s", task, got["result"])
+		}
+	}
+	result := func(id, task string) map[string]json.RawMessage {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tasks/result","params":{"taskId":"` + task + `"}}`)
+		return s.answer(id)
+	}
+	h := nativeHost(t)
+	envelope := func(got map[string]json.RawMessage) *abi.Envelope {
+		t.Helper()
+		text, isError := resultText(t, got)
+		env, err := h.Parse(context.Background(), text)
+		if err != nil || env == nil || !isError {
+			t.Fatalf("no envelope: %s", got["result"])
+		}
+		return env
+	}
+	got := result("20", "t-denied")
+	if env := envelope(got); env.Code != "FORBIDDEN" || !strings.HasPrefix(env.Message, "[research] Access denied to /srv/secret") {
+		t.Errorf("the failed task's result: %s %q", env.Code, env.Message)
+	}
+	if !strings.Contains(string(got["result"]), `"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t-denied"}}`) {
+		t.Errorf("the related task is lost: %s", got["result"])
+	}
+	if env := envelope(result("21", "t-crashed")); env.Code != "TOOL_FAILURE" || !strings.Contains(env.Message, "ledger unreachable") {
+		t.Errorf("the crashed task's result: %s %q", env.Code, env.Message)
+	}
+	// As the server wrote them: a success, a task the relay did not see
+	// start, a protocol error.
+	for id, want := range map[string]string{
+		"22": `{"jsonrpc":"2.0","id":22,"result":{"content":[{"type":"text","text":"the report"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t-report"}}}}`,
+		"23": `{"jsonrpc":"2.0","id":23,"result":{"content":[{"type":"text","text":"not found"}],"isError":true}}`,
+		"24": `{"jsonrpc":"2.0","id":24,"error":{"code":-32602,"message":"Task not found: t-nowhere"}}`,
+	} {
+		task := map[string]string{"22": "t-report", "23": "t-unseen", "24": "t-nowhere"}[id]
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tasks/result","params":{"taskId":"` + task + `"}}`)
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			m := s.next(time.Until(deadline))
+			if m == want {
+				break
+			}
+			if m == "" {
+				t.Fatalf("tasks/result of %s: want %s", task, want)
+			}
+			if !strings.Contains(m, `"method"`) {
+				t.Fatalf("tasks/result of %s: got %s, want %s", task, m, want)
+			}
+		}
+	}
+}

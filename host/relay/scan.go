@@ -96,6 +96,31 @@ func scanMembers(b []byte, member func(key string, value json.RawMessage) bool) 
 	}
 }
 
+// member returns the value of obj's member named name (the last, if it
+// is given twice), read as the SDKs read names; false when obj is not an
+// object or has no such member.
+func member(obj []byte, name string) (json.RawMessage, bool) {
+	var v json.RawMessage
+	if !scanObject(obj, func(key string, value json.RawMessage) bool {
+		if key == name {
+			v = value
+		}
+		return true
+	}) || v == nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// stringMember is member's value when it is a string, decoded.
+func stringMember(obj []byte, name string) (string, bool) {
+	v, ok := member(obj, name)
+	if !ok {
+		return "", false
+	}
+	return stringValue(v)
+}
+
 // cutResponse reads what a message cut short by the transport's limit
 // shows of itself: head is its first bytes, tail (when known) its last. It
 // is an answer when the head holds a "result" or "error" member, whole or

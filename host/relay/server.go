@@ -69,12 +69,12 @@ func (r *Relay) requestLost(lost *LostError) {
 		req.timer.Stop()
 	}
 	switch {
-	case lost.TooLarge && req.method == "tools/call":
+	case lost.TooLarge && req.forTool():
 		r.answerEnvelope(req.id, host.NewError("RESPONSE_TOO_LARGE", fmt.Sprintf("The server's answer to tool %q is longer than the %d MiB the proxy passes on, so it was dropped; whether the call succeeded is not known.", req.tool, MaxLineBytes>>20)).
 			Suggest("If the tool can return less (a narrower query, fewer items, one page at a time), call it again asking for less; otherwise tell the user that its answer is too large."))
 	case lost.TooLarge:
 		r.answerError(req.id, codeInternal, fmt.Sprintf("The server's answer is longer than the %d MiB the proxy passes on; ask for less.", MaxLineBytes>>20))
-	case req.method == "tools/call":
+	case req.forTool():
 		r.answerEnvelope(req.id, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
 			Suggest("Check whether the call took effect before calling again; if the server stays unreachable, tell the user."))
 		r.mu.Lock()
@@ -162,14 +162,33 @@ func (r *Relay) fromServer(s Server, msg []byte) {
 		r.writeClient(msg)
 	case "tools/call":
 		r.callAnswered(req, &m, msg)
+	case "tasks/result":
+		if req.tool == "" { // a task the relay did not see start
+			r.writeClient(msg)
+			return
+		}
+		r.callAnswered(req, &m, msg)
 	default:
 		r.writeClient(msg)
 	}
 }
 
-// callAnswered sends on the server's answer to a tools/call: a success as
-// it is; a failure as server_failure decides.
+// callAnswered sends on the server's answer to a tools/call (or to
+// tasks/result of a task a call started): a success as it is; a failure as
+// server_failure decides. A call run as a task is answered with the task;
+// its tool is kept for the task's result.
 func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
+	if req.task && m.Error == nil {
+		if task, ok := member(m.Result, "task"); ok {
+			if id, ok := stringMember(task, "taskId"); ok {
+				r.mu.Lock()
+				r.tasks.put(id, req.tool)
+				r.mu.Unlock()
+				r.writeClient(msg)
+				return
+			}
+		}
+	}
 	sf := abi.ServerFailureRequest{Tool: req.tool}
 	if m.Error != nil {
 		sf.Error = m.Error
@@ -180,7 +199,7 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 		}
 		sf.Result = m.Result
 	}
-	if tools, unlisted := r.unlisted(req.tool); unlisted {
+	if tools, unlisted := r.unlisted(req.tool); unlisted && req.method == "tools/call" {
 		// A failed call of a tool the server did not list: the server
 		// decided it has no such tool (in its SDK's words, or as a
 		// protocol error the model never reads as a tool result).

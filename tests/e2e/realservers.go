@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +51,8 @@ type step struct {
 	// get no answer.
 	cancelAfter time.Duration
 	wait        time.Duration
+	// paramsFrom makes params from the answers before (a task's id).
+	paramsFrom func(answers map[string][]byte) string
 }
 
 // failureWant is what the proxied answer to a failing call must be: an
@@ -155,6 +159,10 @@ func everythingSteps(_ string, full bool) []step {
 		req("progress", "tools/call", `{"name":"trigger-long-running-operation","arguments":{"duration":0.3,"steps":3},"_meta":{"progressToken":"progress-1"}}`),
 		step{name: "a cancelled call", method: "tools/call", params: `{"name":"trigger-long-running-operation","arguments":{"duration":1,"steps":2}}`, cancelAfter: 200 * time.Millisecond},
 		req("an unknown method", "no/such-method", `{}`),
+		// A call run as a task (2025-11-25), and its result: the server
+		// asks a client that can answer for a clarification on the way.
+		req("a call run as a task", "tools/call", `{"name":"simulate-research-query","arguments":{"topic":"tides","ambiguous":`+strconv.FormatBool(full)+`},"task":{"ttl":60000}}`),
+		step{name: "the task's result", method: "tasks/result", paramsFrom: taskOf("a call run as a task")},
 		failing(toolCall("echo without its message", "echo", `{}`)),
 		failing(toolCall("echo with a number", "echo", `{"message":5}`)),
 		failing(toolCall("an unknown tool", "no-such-tool", `{}`)),
@@ -303,7 +311,11 @@ func (c *rawClient) play(steps []step) (*transcript, error) {
 			continue
 		}
 		id := fmt.Sprint(i + 1)
-		if err := c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + s.method + `","params":` + s.params + `}`); err != nil {
+		params := s.params
+		if s.paramsFrom != nil {
+			params = s.paramsFrom(t.answers)
+		}
+		if err := c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + s.method + `","params":` + params + `}`); err != nil {
 			return nil, err
 		}
 		if s.cancelAfter > 0 {
@@ -390,7 +402,7 @@ func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (pass
 		if err != nil {
 			return nil, err
 		}
-		defer c.stop(5 * time.Second)
+		defer c.stop(2 * time.Second) // then SIGTERM, as the Python SDK's client stops a server
 		return c.play(rs.steps(dir, full))
 	}
 	direct, err := run(false)
@@ -411,7 +423,7 @@ func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (pass
 		if s.notify {
 			continue
 		}
-		d, p := direct.answers[s.name], proxied.answers[s.name]
+		d, p := unstamped(direct.answers[s.name]), unstamped(proxied.answers[s.name])
 		problem := ""
 		switch {
 		case s.cancelAfter > 0 && (d != nil || p != nil):
@@ -506,8 +518,41 @@ func checkEnvelope(ctx context.Context, h *host.Host, direct, proxied []byte, wa
 	return ""
 }
 
+// sortedCopy is s unstamped, in order.
 func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
+	out := make([]string, len(s))
+	for i, m := range s {
+		out[i] = string(unstamped([]byte(m)))
+	}
 	sort.Strings(out)
 	return out
+}
+
+// stamps are what differs between two runs of the same session: a task's
+// id and times.
+var stamps = regexp.MustCompile(`"(taskId|createdAt|lastUpdatedAt)":"[^"]*"`)
+
+// unstamped is msg with its stamps blanked (nil stays nil).
+func unstamped(msg []byte) []byte {
+	if msg == nil {
+		return nil
+	}
+	return stamps.ReplaceAll(msg, []byte(`"$1":"…"`))
+}
+
+// taskOf makes tasks/result params naming the task that the answer to
+// step started.
+func taskOf(step string) func(map[string][]byte) string {
+	return func(answers map[string][]byte) string {
+		var a struct {
+			Result struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+				} `json:"task"`
+			} `json:"result"`
+		}
+		json.Unmarshal(answers[step], &a)
+		id, _ := json.Marshal(a.Result.Task.TaskID)
+		return `{"taskId":` + string(id) + `}`
+	}
 }

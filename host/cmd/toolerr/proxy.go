@@ -53,7 +53,9 @@ sampling, elicitation and roots, and their answers), except:
     malformed request), becomes a <tool_error> that keeps the server's text
     and is classified by what it says (ENOENT or "not found": NOT_FOUND;
     "access denied": FORBIDDEN; "rate limit": RATE_LIMITED; ...; else
-    TOOL_FAILURE, "the tool did not say why");
+    TOOL_FAILURE, "the tool did not say why"); a call run as a task is
+    answered with the task, and the task's result (tasks/result) is read
+    as that call's answer;
   - a failed call of a tool the server did not list: UNKNOWN_ACTION, the
     name called and the tools it lists, closest first (with --unknown-tool
     server, the server's own answer);
