@@ -88,7 +88,10 @@ type HTTPHandler struct {
 	running  int // sessions whose relay runs
 	closed   bool
 	wg       sync.WaitGroup
-	stop     chan struct{}
+	// ctx is every session's relay's; Close ends it, so that their servers
+	// are stopped at once.
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 // NewHTTPHandler returns a handler over opts; Close ends its sessions.
@@ -102,7 +105,8 @@ func NewHTTPHandler(opts HTTPOptions) *HTTPHandler {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}, stop: make(chan struct{})}
+	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}}
+	h.ctx, h.stop = context.WithCancel(context.Background())
 	go h.reapIdle()
 	return h
 }
@@ -111,14 +115,12 @@ func (h *HTTPHandler) logf(format string, args ...any) {
 	fmt.Fprintf(h.opts.Log, "toolerr proxy: "+format+"\n", args...)
 }
 
-// Close ends every session, stops their servers and waits until they have
-// ended.
+// Close ends every session, stops their servers at once (SIGTERM, as
+// when the stdio proxy is sent one) and waits until they have ended.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
-	if !h.closed {
-		h.closed = true
-		close(h.stop)
-	}
+	h.closed = true
+	h.stop()
 	sessions := make([]*httpSession, 0, len(h.sessions))
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
@@ -144,7 +146,7 @@ func (h *HTTPHandler) reapIdle() {
 	defer tick.Stop()
 	for {
 		select {
-		case <-h.stop:
+		case <-h.ctx.Done():
 			return
 		case now := <-tick.C:
 			h.mu.Lock()
@@ -485,7 +487,7 @@ func (h *HTTPHandler) newSession() (*httpSession, error) {
 	opts := h.opts.Session(s.id, s.clientHeader)
 	go func() {
 		defer h.wg.Done()
-		status := New(opts).Run(context.Background(), s)
+		status := New(opts).Run(h.ctx, s)
 		h.logf("session %s ended; its server's status %d", s.short(), status)
 		s.close("the server ended")
 		h.mu.Lock()

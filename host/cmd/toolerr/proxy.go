@@ -75,8 +75,8 @@ sends COMMAND SIGTERM at once, and the proxy ends with its status.
 server sends something first), GET (the server's own stream) and DELETE
 (ends a session), with Mcp-Session-Id. Each session has a COMMAND of its
 own, started on initialize and stopped on DELETE, after --idle-timeout, or
-when the proxy stops (SIGINT, SIGTERM); a COMMAND that exits ends its
-session only. Security: HOST defaults to 127.0.0.1 (a bare PORT or :PORT
+when the proxy stops (SIGINT, SIGTERM: SIGTERM to every COMMAND at once);
+a COMMAND that exits ends its session only. Security: HOST defaults to 127.0.0.1 (a bare PORT or :PORT
 binds loopback; name 0.0.0.0 to serve other machines); on loopback a
 request whose Host is not a loopback name is refused (DNS rebinding); a
 browser Origin other than a loopback one or an --allow-origin is refused

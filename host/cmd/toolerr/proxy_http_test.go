@@ -476,6 +476,36 @@ func TestProxyHTTP_ChildDies(t *testing.T) {
 	}
 }
 
+// TestProxyHTTP_StopsServersAtOnce: SIGTERM to the proxy sends every
+// session's server SIGTERM at once, not after the grace a server gets to
+// end on its stdin's end (here one that does not: plainserver, then sleep).
+func TestProxyHTTP_StopsServersAtOnce(t *testing.T) {
+	_, plain := binaries(t)
+	p := listening(t, "--", "sh", "-c", `"$0"; exec sleep 300`, plain)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.url}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr)
+	}
+	defer cs.Close()
+	if got, _ := testutil.CallText(t, cs, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
+		t.Errorf("a call: %s", got)
+	}
+	left := children(p.pid())
+	start := time.Now()
+	p.stop(t)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the proxy took %v to stop (the grace is 10 s)", took)
+	}
+	for _, pid := range left {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("server %d outlived the proxy", pid)
+		}
+	}
+}
+
 // TestProxyHTTP_Security: --auth-token, Origin and --max-sessions, as the
 // CLI sets them (the relay's own tests cover each rule's cases).
 func TestProxyHTTP_Security(t *testing.T) {
