@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -171,15 +172,7 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	if err := cmd.Start(); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	inR.Close()
-	outW.Close()
+	signalOnExit(cmd)
 	// os.Pipe's ends are non-blocking and in the poller already.
 	var rd io.Reader = outR
 	var wr io.Writer = inW
@@ -191,7 +184,18 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 	}
 	c := &command{lines: lines{max: MaxLineBytes, r: bufio.NewReaderSize(rd, 64<<10), w: wr, closer: inW}, cmd: cmd, stdin: inW,
 		done: make(chan struct{}), read: make(chan struct{}), hurry: make(chan struct{})}
+	started := make(chan error, 1)
 	go func() {
+		// The signal signalOnExit asks for comes when the thread that
+		// started the server ends (not the process): this goroutine keeps
+		// its thread until the server has ended.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		err := cmd.Wait()
 		c.status = exitStatus(cmd, err)
 		select {
@@ -201,6 +205,14 @@ func Command(name string, args []string, stderr io.Writer) (Server, error) {
 		outR.Close()
 		close(c.done)
 	}()
+	err = <-started
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
 	return c, nil
 }
 

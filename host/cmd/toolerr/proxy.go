@@ -69,7 +69,8 @@ sampling, elicitation and roots, and their answers), except:
 
 On stdio the proxy ends when the client leaves, closing COMMAND's stdin
 (SIGTERM 10 s later if it has not ended); SIGINT or SIGTERM to the proxy
-sends COMMAND SIGTERM at once, and the proxy ends with its status.
+sends COMMAND SIGTERM at once, and the proxy ends with its status; on
+Linux, COMMAND also gets SIGTERM if the proxy is killed.
 
 --listen serves POST (answered as JSON, or as an event stream when the
 server sends something first), GET (the server's own stream) and DELETE
