@@ -235,14 +235,8 @@ func isErrorResult(result []byte) bool {
 	if !bytes.Contains(result, []byte(`"isError"`)) && !bytes.Contains(result, []byte(`\u`)) {
 		return false
 	}
-	isError := false
-	whole := scanObject(result, func(key string, value json.RawMessage) bool {
-		if key == "isError" {
-			isError = string(value) == "true"
-		}
-		return true
-	})
-	return whole && isError
+	v, ok := member(result, "isError")
+	return ok && string(v) == "true"
 }
 
 // unlisted reports whether tool is absent from the server's tool list (and
