@@ -17,7 +17,8 @@
 //     so written is lost (HANDOFF_UPSTREAM_UNAVAILABLE for a call);
 //   - an answer longer than MaxLineBytes is RESPONSE_TOO_LARGE for a call
 //     when its id can be read from its first or last bytes (the relay
-//     answers at once; otherwise the call times out).
+//     answers at once; otherwise the call times out); a request of the
+//     server that long is answered to the server with -32600.
 //
 // The relay reads and writes whole messages through Conn, whatever carries
 // them: Stdio and Command are the stdio transport.
@@ -78,6 +79,18 @@ type LostError struct {
 }
 
 func (e *LostError) Error() string { return "request " + string(e.ID) + " lost: " + e.Reason }
+
+// CutRequestError is what a Server's Read returns, without ending, for a
+// request of the server longer than its transport reads whose id shows:
+// no client can read it, so the relay answers it with an error.
+type CutRequestError struct {
+	ID   json.RawMessage
+	Size int
+}
+
+func (e *CutRequestError) Error() string {
+	return fmt.Sprintf("request %s of %d bytes is longer than the proxy reads", e.ID, e.Size)
+}
 
 // Server is the side of the MCP server: its messages, and its end.
 type Server interface {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -790,5 +792,39 @@ func TestRelay_TaskResults(t *testing.T) {
 				t.Fatalf("tasks/result of %s: got %s, want %s", task, m, want)
 			}
 		}
+	}
+}
+
+// TestRelay_ServerRequestTooLong: a request of the server longer than the
+// proxy reads never reaches the client, so the relay answers it with an
+// error rather than leave the server waiting.
+func TestRelay_ServerRequestTooLong(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "answer")
+	// The server reads the client's initialize, asks for sampling with a
+	// request over the limit, and keeps the answer it gets.
+	const head, end = `{"jsonrpc":"2.0","id":"big","method":"sampling/createMessage","params":{"x":"`, `"}}`
+	script := `read init
+		printf '` + head + `'; head -c ` + fmt.Sprint(relay.MaxLineBytes) + ` /dev/zero | tr '\0' x; printf '` + end + `\n'
+		read answer; printf '%s' "$answer" > "$0.new"; mv "$0.new" "$0"; read rest`
+	clientSide, relaySide := newPair()
+	log := &testutil.SyncBuffer{}
+	opts := relay.Options{Host: nativeHost(t), Log: log, Name: "sh", Start: func(context.Context) (relay.Server, error) {
+		return relay.Command("sh", []string{"-c", script, out}, io.Discard)
+	}}
+	s := run(t, opts, clientSide, relaySide, log)
+	t.Cleanup(func() { clientSide.Close() })
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	var answer []byte
+	testutil.WaitUntil(t, "the server's request answered", 30*time.Second, func() bool {
+		answer, _ = os.ReadFile(out)
+		return len(answer) > 0
+	})
+	want := `{"jsonrpc":"2.0","id":"big","error":{"code":-32600,"message":"Invalid Request: the request is ` + fmt.Sprint(len(head)+relay.MaxLineBytes+len(end)) +
+		` bytes, longer than the 64 MiB the proxy passes on to the client."}}`
+	if string(answer) != want {
+		t.Errorf("the server got %s\nwant %s\nlog:\n%s", answer, want, log)
+	}
+	if m := s.next(200 * time.Millisecond); m != "" {
+		t.Errorf("the client got %.200s", m)
 	}
 }

@@ -121,14 +121,23 @@ func stringMember(obj []byte, name string) (string, bool) {
 	return stringValue(v)
 }
 
-// cutResponse reads what a message cut short by the transport's limit
-// shows of itself: head is its first bytes, tail (when known) its last. It
-// is an answer when the head holds a "result" or "error" member, whole or
-// cut, and no "method". Its id is the last member when the tail ends
-// the object with "id" and a number or string (the TypeScript SDK writes
-// the id last), else an "id" member whole in the head (the Go and Python
-// SDKs write it first); nil when neither shows it.
-func cutResponse(head, tail []byte) (id json.RawMessage, answer bool) {
+// The kinds of message cutMessage tells apart.
+const (
+	cutOther   = iota // a notification, or a message it cannot read
+	cutAnswer         // a response
+	cutRequest        // a request
+)
+
+// cutMessage reads what a message cut short by the transport's limit
+// shows of itself: head is its first bytes, tail (when known) its last.
+// It is a request when the head holds a whole "method" member, an answer
+// when it holds a "result" or "error" member, whole or cut, and no
+// "method". Its id is the last member when the tail ends the object with
+// "id" and a number or string (the TypeScript SDK writes the id last),
+// else an "id" member whole in the head (the Go and Python SDKs write it
+// first); nil when neither shows it (a request without one is a
+// notification).
+func cutMessage(head, tail []byte) (id json.RawMessage, kind int) {
 	method, result := false, false
 	whole, cut := scanMembers(head, func(key string, value json.RawMessage) bool {
 		switch key {
@@ -141,13 +150,23 @@ func cutResponse(head, tail []byte) (id json.RawMessage, answer bool) {
 		}
 		return true
 	})
-	if whole || method || !(result || cut == "result" || cut == "error") {
-		return nil, false
+	switch {
+	case whole:
+		return nil, cutOther
+	case method:
+		kind = cutRequest
+	case result || cut == "result" || cut == "error":
+		kind = cutAnswer
+	default:
+		return nil, cutOther
 	}
 	if last, ok := lastID(tail); ok {
 		id = last
 	}
-	return id, true
+	if kind == cutRequest && id == nil {
+		return nil, cutOther
+	}
+	return id, kind
 }
 
 // lastID reads, from the last bytes of a JSON object, its last member

@@ -46,41 +46,42 @@ func TestScanMessage_Shapes(t *testing.T) {
 	}
 }
 
-// TestCutResponse: what a message cut short shows of itself, read from its
+// TestCutMessage: what a message cut short shows of itself, read from its
 // first bytes and, when the transport kept them, its last.
-func TestCutResponse(t *testing.T) {
+func TestCutMessage(t *testing.T) {
 	for _, tc := range []struct {
 		name, head, tail string
 		id               string // "" for none
-		answer           bool
+		kind             int
 	}{
-		{"id first (Go, Python)", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxx`, "", "7", true},
-		{"id last (TypeScript)", `{"result":{"content":[{"type":"text","text":"xxx`, `xxx"}]},"jsonrpc":"2.0","id":7}` + "\n", "7", true},
-		{"a string id last", `{"result":{"x":"`, `xx"},"jsonrpc":"2.0","id":"a\"b\\"}`, `"a\"b\\"`, true},
-		{"spaces", `{ "id" : "q" , "error" : { "message" : "xx`, "xx\" } , \"id\" : 9 }\r\n", "9", true},
-		{"the last id wins", `{"id":1,"result":"xxx`, `xxx","id":2}`, "2", true},
-		{"an escaped name", `{"result":"xxx`, `xxx","\u0069d":3}`, "3", true},
-		{"an error", `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"xxx`, "", "4", true},
-		{"no id anywhere", `{"result":{"text":"xxx`, `xxx"}}`, "", true},
-		{"an id inside the result only", `{"result":{"text":"xxx`, `xxx","id":5}}`, "", true},
-		{"the tail's last member is not the id", `{"result":"xxx`, `xxx","id":6,"jsonrpc":"2.0"}`, "", true},
-		{"an id that is not a number or string", `{"result":"xxx`, `xxx","id":null}`, "", true},
-		{"a broken number", `{"result":"xxx`, `xxx","id":1-2}`, "", true},
-		{"a tail without its end", `{"result":"xxx`, `xxx","id":5`, "", true},
-		{"a request", `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"x":"xxx`, "", "", false},
-		{"a notification", `{"method":"notifications/message","params":{"data":"xxx`, `xxx"}}`, "", false},
-		{"a request cut in a member after its params", `{"method":"x","params":{},"result":"xxx`, `xxx","id":1}`, "", false},
-		{"cut in another member", `{"id":1,"other":"xxx`, `xxx","id":1}`, "", false},
-		{"cut in a name", `{"id":1,"resu`, "", "", false},
-		{"cut after the result", `{"result":{"text":"xxx"},"i`, `xxx"},"id":5}`, "5", true},
-		{"cut in a member after the result", `{"id":6,"result":{},"_meta":{"x":"xx`, "", "6", true},
-		{"whole", `{"id":1,"result":{}}`, "", "", false},
-		{"not an object", `["xxx`, "", "", false},
+		{"id first (Go, Python)", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxx`, "", "7", cutAnswer},
+		{"id last (TypeScript)", `{"result":{"content":[{"type":"text","text":"xxx`, `xxx"}]},"jsonrpc":"2.0","id":7}` + "\n", "7", cutAnswer},
+		{"a string id last", `{"result":{"x":"`, `xx"},"jsonrpc":"2.0","id":"a\"b\\"}`, `"a\"b\\"`, cutAnswer},
+		{"spaces", `{ "id" : "q" , "error" : { "message" : "xx`, "xx\" } , \"id\" : 9 }\r\n", "9", cutAnswer},
+		{"the last id wins", `{"id":1,"result":"xxx`, `xxx","id":2}`, "2", cutAnswer},
+		{"an escaped name", `{"result":"xxx`, `xxx","\u0069d":3}`, "3", cutAnswer},
+		{"an error", `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"xxx`, "", "4", cutAnswer},
+		{"no id anywhere", `{"result":{"text":"xxx`, `xxx"}}`, "", cutAnswer},
+		{"an id inside the result only", `{"result":{"text":"xxx`, `xxx","id":5}}`, "", cutAnswer},
+		{"the tail's last member is not the id", `{"result":"xxx`, `xxx","id":6,"jsonrpc":"2.0"}`, "", cutAnswer},
+		{"an id that is not a number or string", `{"result":"xxx`, `xxx","id":null}`, "", cutAnswer},
+		{"a broken number", `{"result":"xxx`, `xxx","id":1-2}`, "", cutAnswer},
+		{"a tail without its end", `{"result":"xxx`, `xxx","id":5`, "", cutAnswer},
+		{"a request", `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"x":"xxx`, "", "8", cutRequest},
+		{"a request, its id last (TypeScript)", `{"method":"sampling/createMessage","params":{"x":"xxx`, `xxx"}},"jsonrpc":"2.0","id":"s-3"}`, `"s-3"`, cutRequest},
+		{"a notification", `{"method":"notifications/message","params":{"data":"xxx`, `xxx"}}`, "", cutOther},
+		{"a request cut in a member after its params", `{"method":"x","params":{},"result":"xxx`, `xxx","id":1}`, "1", cutRequest},
+		{"cut in another member", `{"id":1,"other":"xxx`, `xxx","id":1}`, "", cutOther},
+		{"cut in a name", `{"id":1,"resu`, "", "", cutOther},
+		{"cut after the result", `{"result":{"text":"xxx"},"i`, `xxx"},"id":5}`, "5", cutAnswer},
+		{"cut in a member after the result", `{"id":6,"result":{},"_meta":{"x":"xx`, "", "6", cutAnswer},
+		{"whole", `{"id":1,"result":{}}`, "", "", cutOther},
+		{"not an object", `["xxx`, "", "", cutOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, answer := cutResponse([]byte(tc.head), []byte(tc.tail))
-			if string(id) != tc.id || answer != tc.answer {
-				t.Errorf("cutResponse = %q %v, want %q %v", id, answer, tc.id, tc.answer)
+			id, kind := cutMessage([]byte(tc.head), []byte(tc.tail))
+			if string(id) != tc.id || kind != tc.kind {
+				t.Errorf("cutMessage = %q %d, want %q %d", id, kind, tc.id, tc.kind)
 			}
 		})
 	}

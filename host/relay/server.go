@@ -27,6 +27,13 @@ func (r *Relay) readServer(s Server) {
 				r.requestLost(lost)
 				continue
 			}
+			var cut *CutRequestError
+			if errors.As(err, &cut) {
+				r.logf("%s: %v; answered it with an error", r.opts.Name, cut)
+				s.Write([]byte(`{"jsonrpc":"2.0","id":` + string(cut.ID) + `,"error":{"code":-32600,"message":` +
+					strconv.Quote(fmt.Sprintf("Invalid Request: the request is %d bytes, longer than the %d MiB the proxy passes on to the client.", cut.Size, MaxLineBytes>>20)) + `}}`))
+				continue
+			}
 			if !errors.Is(err, io.EOF) {
 				r.logf("reading from %s: %v", r.opts.Name, err)
 			}

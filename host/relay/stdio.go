@@ -229,20 +229,31 @@ func exitStatus(cmd *exec.Cmd, err error) int {
 	return st.ExitCode()
 }
 
-// Read is the lines' Read, but an answer longer than MaxLineBytes whose id
-// its first and last bytes show is a *LostError (TooLarge): the request
-// it answers is answered at once, not left to its timeout.
+// Read is the lines' Read, but a message longer than MaxLineBytes whose
+// id its first and last bytes show is an error: an answer, a *LostError
+// (TooLarge), so that the request it answers is answered at once, not left
+// to its timeout; a request of the server, a *CutRequestError.
 func (c *command) Read() ([]byte, int, error) {
 	msg, size, err := c.lines.Read()
 	if err != nil {
 		c.readOnce.Do(func() { close(c.read) })
 	}
 	if err == nil && size > len(msg) {
-		if id, answer := cutResponse(msg, c.last()); answer && id != nil {
-			return nil, 0, &LostError{ID: id, Reason: fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), TooLarge: true}
-		}
+		return cutRead(msg, c.last(), size)
 	}
 	return msg, size, err
+}
+
+// cutRead is what Read returns for a message of size bytes cut to head,
+// its last bytes tail (nil when not kept).
+func cutRead(head, tail []byte, size int) ([]byte, int, error) {
+	switch id, kind := cutMessage(head, tail); {
+	case kind == cutAnswer && id != nil:
+		return nil, 0, &LostError{ID: id, Reason: fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), TooLarge: true}
+	case kind == cutRequest:
+		return nil, 0, &CutRequestError{ID: id, Size: size}
+	}
+	return head, size, nil
 }
 
 func (c *command) Wait() int {

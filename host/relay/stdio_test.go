@@ -31,8 +31,9 @@ func TestCommand_StopsAServerThatIgnoresItsInput(t *testing.T) {
 
 // TestCommand_AnswersTooLong: a server's answer longer than MaxLineBytes
 // is a *LostError for its length when its first or last bytes name its id
-// (the last ones kept across the cut, however little is past it); any
-// other long line is returned cut, and the lines after it are whole.
+// (the last ones kept across the cut, however little is past it), a
+// request of the server a *CutRequestError; any other long line is
+// returned cut, and the lines after it are whole.
 func TestCommand_AnswersTooLong(t *testing.T) {
 	// x N: N bytes of x; the first line's id is written last and stands
 	// partly before the cut (10 bytes past it).
@@ -40,6 +41,7 @@ func TestCommand_AnswersTooLong(t *testing.T) {
 		printf '{"result":{"text":"'; x $((` + strconv.Itoa(relay.MaxLineBytes) + ` - 25)); printf '"},"id":"first"}\n'
 		printf '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"'; x ` + strconv.Itoa(relay.MaxLineBytes) + `; printf '"}}\n'
 		printf '{"method":"notifications/message","params":{"data":"'; x ` + strconv.Itoa(relay.MaxLineBytes) + `; printf '"}}\n'
+		printf '{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":{"x":"'; x ` + strconv.Itoa(relay.MaxLineBytes) + `; printf '"}}\n'
 		printf '{"jsonrpc":"2.0","id":3,"result":{}}\n'`
 	s, err := relay.Command("sh", []string{"-c", script}, io.Discard)
 	if err != nil {
@@ -55,6 +57,10 @@ func TestCommand_AnswersTooLong(t *testing.T) {
 	}
 	if msg, size, err := s.Read(); err != nil || len(msg) != relay.MaxLineBytes || size != relay.MaxLineBytes+55 {
 		t.Errorf("the long notification: %d of %d bytes, %v", len(msg), size, err)
+	}
+	var cut *relay.CutRequestError
+	if _, _, err := s.Read(); !errors.As(err, &cut) || string(cut.ID) != `"r1"` {
+		t.Errorf("the long request: %v", err)
 	}
 	if msg, _, err := s.Read(); err != nil || string(msg) != `{"jsonrpc":"2.0","id":3,"result":{}}` {
 		t.Errorf("the next line: %.80q %v", msg, err)

@@ -64,7 +64,7 @@ func Upstream(opts UpstreamOptions) Server {
 type upItem struct {
 	msg  []byte
 	size int
-	lost *LostError
+	err  error // a *LostError or *CutRequestError instead of a message
 }
 
 type upstream struct {
@@ -100,8 +100,8 @@ func (u *upstream) Read() ([]byte, int, error) {
 			return nil, 0, io.EOF
 		}
 	}
-	if it.lost != nil {
-		return nil, 0, it.lost
+	if it.err != nil {
+		return nil, 0, it.err
 	}
 	return it.msg, it.size, nil
 }
@@ -149,27 +149,29 @@ func (u *upstream) lose(ids []json.RawMessage, reason string, tooLarge bool) {
 		u.mu.Lock()
 		delete(u.calls, idKey(id))
 		u.mu.Unlock()
-		u.put(upItem{lost: &LostError{ID: id, Reason: reason, TooLarge: tooLarge}})
+		u.put(upItem{err: &LostError{ID: id, Reason: reason, TooLarge: tooLarge}})
 	}
 }
 
-// cutAnswer reports an event longer than MaxLineBytes that is an answer:
-// the request its head names, or the one a POST's stream still waits for
-// (want; the TypeScript SDK writes the id last), is lost for its length.
-func (u *upstream) cutAnswer(msg []byte, size int, want map[string]json.RawMessage) bool {
-	id, answer := cutResponse(msg, nil)
-	if !answer {
-		return false
-	}
-	if id == nil && len(want) == 1 {
+// cutEvent reports an event longer than MaxLineBytes whose id shows: an
+// answer is lost for its length (the request its head names, or the one a
+// POST's stream still waits for, want: the TypeScript SDK writes the id
+// last); a request of the server is one the relay refuses.
+func (u *upstream) cutEvent(msg []byte, size int, want map[string]json.RawMessage) bool {
+	id, kind := cutMessage(msg, nil)
+	if kind == cutAnswer && id == nil && len(want) == 1 {
 		for _, id = range want {
 		}
 	}
-	if id == nil {
+	switch {
+	case kind == cutRequest:
+		u.put(upItem{err: &CutRequestError{ID: id, Size: size}})
+	case kind == cutAnswer && id != nil:
+		delete(want, idKey(id))
+		u.lose([]json.RawMessage{id}, fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), true)
+	default:
 		return false
 	}
-	delete(want, idKey(id))
-	u.lose([]json.RawMessage{id}, fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), true)
 	return true
 }
 
@@ -430,7 +432,7 @@ func (u *upstream) readPOSTStream(ctx context.Context, body io.ReadCloser, ids [
 			switch {
 			case len(ev.data) == ev.size && scanMessage(ev.data, &m) && m.Method == nil && len(m.ID) > 0:
 				delete(want, idKey(m.ID))
-			case len(ev.data) < ev.size && u.cutAnswer(ev.data, ev.size, want):
+			case len(ev.data) < ev.size && u.cutEvent(ev.data, ev.size, want):
 				continue
 			}
 			u.deliver(ev.data, ev.size)
@@ -538,7 +540,7 @@ func (u *upstream) startGET() {
 					break
 				}
 				pause = 0 // it works: reconnect at once when it ends
-				if (ev.name == "" || ev.name == "message") && !(len(ev.data) < ev.size && u.cutAnswer(ev.data, ev.size, nil)) {
+				if (ev.name == "" || ev.name == "message") && !(len(ev.data) < ev.size && u.cutEvent(ev.data, ev.size, nil)) {
 					u.deliver(ev.data, ev.size)
 				}
 			}

@@ -65,7 +65,8 @@ sampling, elicitation and roots, and their answers), except:
   - a server message that is not valid JSON (a NaN) reaches no client (a
     note on stderr); an answer so written is lost, as above;
   - an answer longer than the proxy reads (64 MiB): RESPONSE_TOO_LARGE
-    for a call, at once; a JSON-RPC error for any other request.
+    for a call, at once; a JSON-RPC error for any other request; a
+    request of the server that long: -32600 to the server.
 
 On stdio the proxy ends when the client leaves, closing COMMAND's stdin
 (SIGTERM 10 s later if it has not ended); SIGINT or SIGTERM to the proxy
