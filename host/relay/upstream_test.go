@@ -78,6 +78,13 @@ func (u *upstreamServer) fresh() {
 		}
 		return text("sampled: " + res.Content.(*mcp.TextContent).Text), nil
 	})
+	add("sample-huge", `{"type":"object"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		huge := strings.Repeat("0123456789abcdef", relay.MaxLineBytes/16+1)
+		if _, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: huge}}}}); err != nil {
+			return text("sampling failed: " + err.Error()), nil
+		}
+		return text("sampled"), nil
+	})
 	add("hang", `{"type":"object"}`, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		u.cancelled.Add(1)
@@ -336,6 +343,24 @@ func TestUpstream_AnswerTooLarge(t *testing.T) {
 				t.Errorf("after it: %s", text)
 			}
 		})
+	}
+}
+
+// TestUpstream_ServerRequestTooLong: a sampling request of the upstream
+// longer than the proxy reads is answered to the upstream with -32600 at
+// once; the client never sees it.
+func TestUpstream_ServerRequestTooLong(t *testing.T) {
+	_, s := initialized(t, relay.Options{CallTimeout: 10 * time.Minute}, relay.UpstreamOptions{})
+	s.send(call("1", "sample-huge", `{}`))
+	var others []string
+	text, _ := resultText(t, s.await("1", &others))
+	if !strings.Contains(text, "sampling failed") || !strings.Contains(text, "longer than the 64 MiB the proxy passes on") {
+		t.Errorf("the tool's sampling: %s", text)
+	}
+	for _, m := range others {
+		if strings.Contains(m, "sampling/createMessage") {
+			t.Errorf("the client got the request: %.200s", m)
+		}
 	}
 }
 
