@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -355,70 +352,6 @@ func TestProxy_AnswerTooLarge(t *testing.T) {
 	if got, _ := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-1234","qty":1,"shipping":{"country":"FR"}}`); got != `{"created":"ABC-1234","qty":1}` {
 		t.Errorf("the next call: %q", got)
 	}
-}
-
-// TestProxy_SignalsReachTheServer: SIGTERM to the proxy stops COMMAND at
-// once, with SIGTERM, as the client would have stopped it: while the
-// client is there, and while the proxy gives COMMAND its grace after the
-// client left (stdin closed: a server that does not end on it). Nothing is
-// left running, and the proxy's status is COMMAND's. A proxy killed
-// (SIGKILL) leaves nothing running either: COMMAND gets SIGTERM.
-func TestProxy_SignalsReachTheServer(t *testing.T) {
-	toolerr, _ := binaries(t)
-	for _, c := range []struct {
-		clientLeft bool
-		sig        syscall.Signal
-	}{{false, syscall.SIGTERM}, {true, syscall.SIGTERM}, {false, syscall.SIGKILL}} {
-		clientLeft := c.clientLeft
-		pidFile := filepath.Join(t.TempDir(), "pid")
-		cmd := exec.Command(toolerr, "proxy", "--cache", filepath.Join(binDir, "cache"), "--", "sh", "-c", `echo $$ > "$0.new"; mv "$0.new" "$0"; exec sleep 300`, pidFile)
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var pid int
-		testutil.WaitUntil(t, "the server starts", 30*time.Second, func() bool {
-			b, err := os.ReadFile(pidFile)
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-			return err == nil && pid > 0
-		})
-		if clientLeft {
-			stdin.Close()
-			time.Sleep(300 * time.Millisecond) // the proxy is in the server's grace (10 s)
-		}
-		start := time.Now()
-		cmd.Process.Signal(c.sig)
-		testutil.WaitOrStop(cmd, 8*time.Second)
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("client left %v, %v: the proxy took %v to stop", clientLeft, c.sig, took)
-		}
-		if status := cmd.ProcessState.ExitCode(); c.sig == syscall.SIGTERM && status != 128+int(syscall.SIGTERM) {
-			t.Errorf("client left %v: status %d, want the server's 143", clientLeft, status)
-		}
-		// The server may be a zombie for a moment (once the proxy is
-		// gone, whoever adopted it reaps it).
-		deadline := time.Now().Add(5 * time.Second)
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if running(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("client left %v, %v: the server is still running", clientLeft, c.sig)
-		}
-	}
-}
-
-// running reports whether process pid exists and is not a zombie.
-func running(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, fields, _ := strings.Cut(string(stat), ") ") // after the command's name, which may hold spaces
-	return !strings.HasPrefix(fields, "Z")
 }
 
 func TestProxy_Restart(t *testing.T) {
