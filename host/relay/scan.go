@@ -135,8 +135,8 @@ const (
 // "method". Its id is the last member when the tail ends the object with
 // "id" and a number or string (the TypeScript SDK writes the id last),
 // else an "id" member whole in the head (the Go and Python SDKs write it
-// first); nil when neither shows it (a request without one is a
-// notification).
+// first), when it is a number or a string; nil when neither shows one (a
+// request without one is a notification).
 func cutMessage(head, tail []byte) (id json.RawMessage, kind int) {
 	method, result := false, false
 	whole, cut := scanMembers(head, func(key string, value json.RawMessage) bool {
@@ -162,6 +162,8 @@ func cutMessage(head, tail []byte) (id json.RawMessage, kind int) {
 	}
 	if last, ok := lastID(tail); ok {
 		id = last
+	} else if id != nil && !(json.Valid(id) && strings.IndexByte(`"-0123456789`, id[0]) >= 0) {
+		id = nil // the head's scan skips a value without reading it
 	}
 	if kind == cutRequest && id == nil {
 		return nil, cutOther

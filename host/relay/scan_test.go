@@ -68,6 +68,8 @@ func TestCutMessage(t *testing.T) {
 		{"a broken number", `{"result":"xxx`, `xxx","id":1-2}`, "", cutAnswer},
 		{"a tail without its end", `{"result":"xxx`, `xxx","id":5`, "", cutAnswer},
 		{"a request", `{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"x":"xxx`, "", "8", cutRequest},
+		{"a request whose id is not JSON", `{"jsonrpc":"2.0","id":1abc,"method":"x","params":{"x":"xxx`, "", "", cutOther},
+		{"an answer whose id is an object", `{"id":{"a":1},"result":"xxx`, "", "", cutAnswer},
 		{"a request, its id last (TypeScript)", `{"method":"sampling/createMessage","params":{"x":"xxx`, `xxx"}},"jsonrpc":"2.0","id":"s-3"}`, `"s-3"`, cutRequest},
 		{"a notification", `{"method":"notifications/message","params":{"data":"xxx`, `xxx"}}`, "", cutOther},
 		{"a request cut in a member after its params", `{"method":"x","params":{},"result":"xxx`, `xxx","id":1}`, "1", cutRequest},
