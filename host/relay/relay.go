@@ -80,6 +80,12 @@ type LostError struct {
 
 func (e *LostError) Error() string { return "request " + string(e.ID) + " lost: " + e.Reason }
 
+// tooLongAnswer is a LostError's reason for an answer of size bytes,
+// longer than the transport reads.
+func tooLongAnswer(size int) string {
+	return fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size)
+}
+
 // CutRequestError is what a Server's Read returns, without ending, for a
 // request of the server longer than its transport reads whose id shows:
 // no client can read it, so the relay answers it with an error.
@@ -233,26 +239,9 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 		}(srv)
 		select {
 		case <-clientDone:
-			r.mu.Lock()
-			r.clientGone = true
-			r.mu.Unlock()
-			stopped := make(chan struct{})
-			go func() {
-				defer close(stopped)
-				srv.Stop(stopGrace)
-			}()
-			select {
-			case <-stopped:
-			case <-ctx.Done(): // no more grace
-				srv.Stop(0)
-			}
-			return <-ended
+			return r.stop(ctx, srv, stopGrace, ended)
 		case <-ctx.Done():
-			r.mu.Lock()
-			r.clientGone = true
-			r.mu.Unlock()
-			srv.Stop(0)
-			return <-ended
+			return r.stop(ctx, srv, 0, ended)
 		case status := <-ended:
 			r.serverGone(srv)
 			if !r.opts.Restart {
@@ -291,6 +280,26 @@ func (r *Relay) Run(ctx context.Context, client Conn) int {
 			r.restarted(srv)
 		}
 	}
+}
+
+// stop stops the server once the client has left (or ctx has ended),
+// giving it grace unless ctx ends first, and returns its exit status from
+// ended.
+func (r *Relay) stop(ctx context.Context, srv Server, grace time.Duration, ended <-chan int) int {
+	r.mu.Lock()
+	r.clientGone = true
+	r.mu.Unlock()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		srv.Stop(grace)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done(): // no more grace
+		srv.Stop(0)
+	}
+	return <-ended
 }
 
 func (r *Relay) setServer(s Server) {

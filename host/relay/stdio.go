@@ -3,7 +3,6 @@ package relay
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -249,7 +248,7 @@ func (c *command) Read() ([]byte, int, error) {
 func cutRead(head, tail []byte, size int) ([]byte, int, error) {
 	switch id, kind := cutMessage(head, tail); {
 	case kind == cutAnswer && id != nil:
-		return nil, 0, &LostError{ID: id, Reason: fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), TooLarge: true}
+		return nil, 0, &LostError{ID: id, Reason: tooLongAnswer(size), TooLarge: true}
 	case kind == cutRequest:
 		return nil, 0, &CutRequestError{ID: id, Size: size}
 	}

@@ -168,7 +168,7 @@ func (u *upstream) cutEvent(msg []byte, size int, want map[string]json.RawMessag
 		u.put(upItem{err: &CutRequestError{ID: id, Size: size}})
 	case kind == cutAnswer && id != nil:
 		delete(want, idKey(id))
-		u.lose([]json.RawMessage{id}, fmt.Sprintf("its answer of %d bytes is longer than the proxy reads", size), true)
+		u.lose([]json.RawMessage{id}, tooLongAnswer(size), true)
 	default:
 		return false
 	}
