@@ -8,7 +8,7 @@ import "encoding/json"
 // one it was built for; abi/ABI.md's version notes say what each minor changed.
 const (
 	Major = 1
-	Minor = 5
+	Minor = 6
 )
 
 // ModuleVersion is the release of the contract logic inside the module.

@@ -8,7 +8,7 @@
 /** ABI_MAJOR is the ABI major version this binding speaks. */
 export const ABI_MAJOR = 1;
 /** ABI_MINOR is the ABI minor version of abi/abi.json. */
-export const ABI_MINOR = 5;
+export const ABI_MINOR = 6;
 /** MODULE_VERSION is the release of the contract logic inside the module. */
 export const MODULE_VERSION = '0.2.0';
 

@@ -25,7 +25,7 @@ use serde_with::skip_serializing_none;
 pub const ABI_MAJOR: u32 = 1;
 
 /// The ABI's minor version: what each minor added is in abi/ABI.md's version notes.
-pub const ABI_MINOR: u32 = 5;
+pub const ABI_MINOR: u32 = 6;
 
 /// The release of the contract logic inside the module.
 pub const MODULE_VERSION: &str = "0.2.0";

@@ -22,7 +22,7 @@ from typing import Annotated, Any, TextIO
 import pydantic
 import pytest
 import toolerr
-from mcp import ClientSession
+from mcp import Client, ClientSession, StdioServerParameters
 from pydantic import BaseModel, Field
 
 from conftest import exchange, stdio_session, texts, tools_call
@@ -167,6 +167,30 @@ async def test_quickstart_writes_nothing_on_stderr_for_200_failing_calls(kind: s
         stderr = errlog.read()
     assert not wrong, wrong[:3]
     assert stderr == ""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_quickstart_answers_the_sdks_client_in_either_protocol(kind: str, mode: str) -> None:
+    """The SDK's own high-level Client, which by default speaks the stateless
+    protocol (2026-07-28) to a server that has it, and the handshake
+    protocol: every failure, the gate's answers included, reaches it as a
+    result with its envelope. A stateless client refuses a result without
+    resultType, so the gate must write it for those calls."""
+    deep: Any = 1
+    for _ in range(80):
+        deep = [deep]
+    calls = [("billing.get_invoice", {"id": deep}, '<validation_error action="billing.get_invoice">\n<field name="(root)">'
+              "The arguments are nested too deeply"),
+             ("billing.get_invoice", {"id": 5}, '<validation_error action="billing.get_invoice">\n<field name="id">'),
+             ("billing.get_invoice", {"id": "inv_404"}, '<tool_error code="NOT_FOUND"'),
+             ("billing.refund_invoice", {}, '<tool_error code="UNKNOWN_ACTION"')]
+    server = StdioServerParameters(command=sys.executable, args=[str(SERVERS[kind])], cwd=str(ROOT))
+    async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+        assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+        for tool, args, prefix in calls:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and texts(result)[0].startswith(prefix), (tool, args, texts(result))
 
 
 def test_heal_changes_no_byte_of_tools_list_or_a_success(kind: str, tmp_path: Path) -> None:

@@ -70,6 +70,9 @@ func (c *call) gateAnswer(d *gate.Decision) ([]byte, *abi.Error) {
 	}
 	w.Raw(`,"result":`)
 	w.B = appendToolResult(w.B, c.scratchText(), true)
+	if d.Stateless {
+		w.B = append(w.B[:len(w.B)-1], `,"resultType":"complete"}`...)
+	}
 	w.Byte('}')
 	return w.B, nil
 }

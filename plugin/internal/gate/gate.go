@@ -113,6 +113,10 @@ type Decision struct {
 	// the limit (Cut), Bytes is the line's size.
 	Bytes, Values, Depth int
 	Cut                  bool
+	// Stateless is a call that names its protocol version in _meta, as a
+	// request of the stateless protocol (MCP 2026-07-28) does: its tool
+	// result says "resultType":"complete", which that protocol requires.
+	Stateless bool
 }
 
 // Check decides what becomes of input, one line from the client without
@@ -207,7 +211,8 @@ func checkCut(s *scan, head []byte, total int) Decision {
 	}
 	id := head[s.id.at.start:s.id.at.end]
 	if s.method.text == "tools/call" && s.name.kind == kindString && s.name.at.end > 0 && !s.name.twice {
-		return Decision{Verdict: Answer, ID: id, Tool: s.name.text, Problem: TooLarge, Bytes: total, Cut: true}
+		return Decision{Verdict: Answer, ID: id, Tool: s.name.text, Problem: TooLarge, Bytes: total, Cut: true,
+			Stateless: s.protocolVersion.kind == kindString}
 	}
 	return Decision{Verdict: Answer, ID: id, ErrorCode: CodeInvalidRequest, Reason: "Invalid Request: " + tooLong}
 }
@@ -443,7 +448,8 @@ func decideCall(s *scan, line, unreadable []byte) (Decision, bool) {
 	if a.kind == kindNone || a.kind == kindNull {
 		return Decision{}, false
 	}
-	call := Decision{Verdict: Answer, ID: id, Tool: s.name.text, Bytes: a.at.end - a.at.start, Values: s.argsValues, Depth: s.argsDepth}
+	call := Decision{Verdict: Answer, ID: id, Tool: s.name.text, Bytes: a.at.end - a.at.start, Values: s.argsValues, Depth: s.argsDepth,
+		Stateless: s.protocolVersion.kind == kindString}
 	switch {
 	case call.Bytes > MaxArgumentBytes || call.Values > MaxArgumentValues:
 		call.Problem = TooLarge

@@ -159,3 +159,48 @@ func checkVerdict(t *testing.T, line string, want Verdict) Decision {
 	}
 	return d
 }
+
+// A call of the stateless protocol names its version in params._meta; the
+// gate's validation error to it then says resultType (the vectors hold the
+// bytes). Only that member of _meta counts, as a string, read as the SDKs
+// read it.
+func TestCheck_Stateless(t *testing.T) {
+	deep := strings.Repeat("[", 70) + strings.Repeat("]", 70)
+	line := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":` + meta + `,"arguments":` + deep + `}}`
+	}
+	tests := []struct {
+		name, line string
+		stateless  bool
+	}{
+		{"the version as a string", line(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), true},
+		{"a version the gate does not know", line(`{"io.modelcontextprotocol/protocolVersion":"2027-01-01"}`), true},
+		{"the key spelled with escapes", line(`{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}`), true},
+		{"given twice, the last a string", line(`{"io.modelcontextprotocol/protocolVersion":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), true},
+		{"given twice, the last not a string", line(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":null}`), false},
+		{"no version", line(`{"progressToken":1}`), false},
+		{"a version that is not a string", line(`{"io.modelcontextprotocol/protocolVersion":20260728}`), false},
+		{"the key deeper in _meta", line(`{"x":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), false},
+		{"the key in params, not _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","arguments":` + deep + `}}`, false},
+		{"the key in the arguments", call(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"d":` + deep + `}`), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Check([]byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != Answer || d.Problem != TooDeep {
+				t.Fatalf("%s, problem %d: want a too-deep answer", d.Verdict, d.Problem)
+			}
+			if d.Stateless != tc.stateless {
+				t.Errorf("Stateless = %v, want %v", d.Stateless, tc.stateless)
+			}
+		})
+	}
+	// A line over the limit: what its head shows.
+	head := line(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`)[:150]
+	if d, _ := Check([]byte("9000000\n" + head)); d.Verdict != Answer || d.Problem != TooLarge || !d.Stateless {
+		t.Errorf("a head that shows the version: %s, problem %d, Stateless %v", d.Verdict, d.Problem, d.Stateless)
+	}
+}

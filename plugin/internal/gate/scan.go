@@ -69,6 +69,9 @@ type scan struct {
 	// relatedTask is _meta's "io.modelcontextprotocol/related-task", and
 	// taskID its "taskId".
 	relatedTask, taskID member
+	// protocolVersion is _meta's "io.modelcontextprotocol/protocolVersion",
+	// which only a request of the stateless protocol (2026-07-28) carries.
+	protocolVersion member
 	// code and message of the error, when it is an object.
 	errorCode, errorMessage member
 
@@ -367,6 +370,8 @@ func (sc *scanner) member() *member {
 		return &sc.s.progressToken
 	case sc.level == 3 && sc.inMeta() && sc.top[2].key == relatedTaskKey:
 		return &sc.s.relatedTask
+	case sc.level == 3 && sc.inMeta() && sc.top[2].key == protocolVersionKey:
+		return &sc.s.protocolVersion
 	case sc.level == 4 && sc.inRelatedTask() && sc.top[3].key == "taskId":
 		return &sc.s.taskID
 	case sc.level == 2 && sc.top[0].object && sc.top[0].key == "error" && sc.top[1].object:
@@ -388,6 +393,10 @@ func (sc *scanner) inMeta() bool {
 
 // relatedTaskKey is the member of _meta that ties a message to a task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// protocolVersionKey is the member of _meta by which a request of the
+// stateless protocol (MCP 2026-07-28 and later) names its version.
+const protocolVersionKey = "io.modelcontextprotocol/protocolVersion"
 
 // inRelatedTask reports whether the level below _meta is an object read as
 // its related task.

@@ -11,7 +11,7 @@ from typing import Any, Final, Literal, TypedDict, Union, get_args
 #: ABI_MAJOR is the ABI major version this binding speaks.
 ABI_MAJOR: Final = 1
 #: ABI_MINOR is the ABI minor version of abi/abi.json.
-ABI_MINOR: Final = 5
+ABI_MINOR: Final = 6
 #: MODULE_VERSION is the release of the contract logic inside the module.
 MODULE_VERSION: Final = "0.2.0"
 

@@ -18,10 +18,10 @@ public final class Abi {
   public static final int MAJOR = 1;
 
   /** MINOR is the ABI's minor: abi/ABI.md's version notes say what each minor changed. */
-  public static final int MINOR = 5;
+  public static final int MINOR = 6;
 
   /** VERSION is MAJOR.MINOR, as describe reports it. */
-  public static final String VERSION = "1.5";
+  public static final String VERSION = "1.6";
 
   /** MODULE_VERSION is the release of the contract logic inside the module. */
   public static final String MODULE_VERSION = "0.2.0";
