@@ -68,6 +68,7 @@ prepare:
 	bash examples/node/prepare.sh
 	npm ci --prefix tests/realservers --no-audit --no-fund
 	bash bindings/python/venv.sh
+	.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r tests/realservers/requirements.txt
 	bash examples/rust/build.sh
 	bash examples/java/build.sh
 	$(GO) build -o bin/billing-go ./examples/go

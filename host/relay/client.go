@@ -180,6 +180,8 @@ func (r *Relay) clientRequest(ctx context.Context, msg []byte, m *message) {
 	case "tasks/result":
 		// The result of a task a call started is that call's answer: a
 		// failure in it is rendered as the call's would be.
+		meta, _ := member(m.Params, "_meta")
+		req.stateless = namesVersion(meta)
 		if task, ok := stringMember(m.Params, "taskId"); ok {
 			r.mu.Lock()
 			req.tool, _ = r.tasks.get(task)
@@ -221,7 +223,7 @@ func (r *Relay) forward(msg []byte, req *request, key string) {
 			req.timer.Stop()
 		}
 		if req.forTool() {
-			r.answerEnvelope(req.id, r.unavailable(req.tool))
+			r.answerEnvelope(req, r.unavailable(req.tool))
 		} else {
 			r.answerError(req.id, codeInternal, "The server is not running; try again.")
 		}
@@ -249,6 +251,8 @@ func (r *Relay) toolsCall(ctx context.Context, msg []byte, m *message, key strin
 			p.Arguments = value
 		case "task": // run as a task (its answer names the task), unless null
 			req.task = string(value) != "null"
+		case "_meta":
+			req.stateless = namesVersion(value)
 		}
 		return true
 	})
@@ -293,7 +297,7 @@ func (r *Relay) checkCall(ctx context.Context, msg []byte, key string, req *requ
 			r.mu.Lock()
 			r.answered.add(key)
 			r.mu.Unlock()
-			r.answerResult(req.id, invalid)
+			r.answerToolResult(req, invalid)
 			return
 		case err == nil:
 		case abiCode(err) == abi.CodeRequestTooLarge:
@@ -403,7 +407,7 @@ func (r *Relay) callTimedOut(key string, req *request) {
 	if !r.expire(key, req) {
 		return
 	}
-	r.answerEnvelope(req.id, r.timeoutEnvelope(req.tool))
+	r.answerEnvelope(req, r.timeoutEnvelope(req.tool))
 	r.mu.Lock()
 	s := r.server
 	r.mu.Unlock()

@@ -182,6 +182,9 @@ type request struct {
 	timer     *time.Timer // initialize's time limit
 	deadline  time.Time   // a tools/call's, or zero
 	cancelled bool        // by the client, or answered by the relay: the server's answer is dropped
+	// stateless: the request names its protocol version in _meta, as the
+	// stateless protocol's (MCP 2026-07-28) do; see answerToolResult.
+	stateless bool
 	gen       int
 }
 
@@ -333,7 +336,7 @@ func (r *Relay) serverGone(s Server) {
 			continue
 		}
 		if req.forTool() {
-			r.answerEnvelope(req.id, r.unavailable(req.tool))
+			r.answerEnvelope(req, r.unavailable(req.tool))
 		} else {
 			r.answerError(req.id, codeInternal, "The server stopped before answering.")
 		}
@@ -430,21 +433,51 @@ func (r *Relay) answerError(id []byte, code int, message string) {
 }
 
 // answerEnvelope answers a tools/call with a rendered tool error.
-func (r *Relay) answerEnvelope(id []byte, b *host.ErrorBuilder) {
+func (r *Relay) answerEnvelope(req *request, b *host.ErrorBuilder) {
 	res, err := b.Render(context.Background(), r.h)
-	r.answerRendered(id, "an envelope", res, err)
+	r.answerRendered(req, "an envelope", res, err)
 }
 
 // answerRendered answers a tools/call with res, an envelope the module
 // rendered, or with an internal error when rendering what failed (err).
-func (r *Relay) answerRendered(id []byte, what string, res *abi.CallToolResult, err error) {
+func (r *Relay) answerRendered(req *request, what string, res *abi.CallToolResult, err error) {
 	if err != nil {
 		r.logf("rendering %s: %v", what, err)
-		r.answerError(id, codeInternal, "The proxy could not render its answer.")
+		r.answerError(req.id, codeInternal, "The proxy could not render its answer.")
 		return
 	}
 	out, _ := json.Marshal(res)
-	r.answerResult(id, out)
+	r.answerToolResult(req, out)
+}
+
+// answerToolResult answers req (a tools/call, or tasks/result of a task a
+// call started) with result, a CallToolResult the relay wrote or
+// rewrote. For a request of the stateless protocol it says
+// "resultType":"complete", as that protocol requires of every result (the
+// Python SDK's client refuses a result without it); the module's gate
+// writes its own answers so.
+func (r *Relay) answerToolResult(req *request, result []byte) {
+	if req.stateless {
+		if _, ok := member(result, "resultType"); !ok {
+			result = withResultType(result)
+		}
+	}
+	r.answerResult(req.id, result)
+}
+
+// withResultType is the JSON object obj with "resultType":"complete" as
+// its last member.
+func withResultType(obj []byte) []byte {
+	obj = bytes.TrimRight(obj, " \t\r\n")
+	if len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return obj
+	}
+	body := bytes.TrimSpace(obj[1 : len(obj)-1])
+	out := append([]byte(nil), obj[:len(obj)-1]...)
+	if len(body) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, `"resultType":"complete"}`...)
 }
 
 // ownID returns a new id for a request of the relay's own; r.mu is held.

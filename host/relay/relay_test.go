@@ -828,3 +828,71 @@ func TestRelay_ServerRequestTooLong(t *testing.T) {
 		t.Errorf("the client got %.200s", m)
 	}
 }
+
+// A request of the stateless protocol (MCP 2026-07-28) names its version
+// in _meta; every tool result the relay writes for it says
+// "resultType":"complete", which that protocol requires (the Python SDK's
+// client refuses a result without it), and no other result does.
+func TestRelay_StatelessResults(t *testing.T) {
+	const version = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	calls := map[string]string{
+		"plain":  `{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"Permission denied"}],"isError":true}}`,
+		"typed":  `{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"Permission denied"}],"resultType":"complete","isError":true}}`,
+		"nope":   `{"jsonrpc":"2.0","id":ID,"error":{"code":-32602,"message":"Unknown tool: nope"}}`,
+		"silent": "",
+	}
+	base := standard(calls)
+	srv := serve(func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		if string(m["method"]) == `"server/discover"` {
+			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private"}}`
+		}
+		return base(s, m, line)
+	})
+	s := start(t, relay.Options{CallTimeout: 300 * time.Millisecond}, srv)
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + version + `}}`)
+	s.answer("0")
+	deep := strings.Repeat("[", 70) + strings.Repeat("]", 70)
+	cases := []struct {
+		name, tool, args, code string
+	}{
+		{"invalid arguments", "echo", `{"message":5}`, "VALIDATION_ERROR"},
+		{"arguments the gate answers", "echo", deep, "VALIDATION_ERROR"},
+		{"a plain-text failure", "plain", `{}`, "FORBIDDEN"},
+		{"a failure that says resultType", "typed", `{}`, "FORBIDDEN"},
+		{"a tool the server does not have", "nope", `{}`, "UNKNOWN_ACTION"},
+		{"a call past its time", "silent", `{}`, "TIMEOUT"},
+	}
+	h := nativeHost(t)
+	id := 10
+	for _, tc := range cases {
+		for _, stateless := range []bool{true, false} {
+			id++
+			meta := ""
+			if stateless {
+				meta = "," + version
+			}
+			s.send(`{"jsonrpc":"2.0","id":` + fmt.Sprint(id) + `,"method":"tools/call","params":{"name":"` + tc.tool + `","arguments":` + tc.args + meta + `}}`)
+			got := s.answer(fmt.Sprint(id))
+			text, isError := resultText(t, got)
+			if tc.code == "VALIDATION_ERROR" {
+				if !isError || !strings.HasPrefix(text, `<validation_error action="echo">`) {
+					t.Errorf("%s (stateless %v): %s", tc.name, stateless, got["result"])
+				}
+			} else if env, err := h.Parse(context.Background(), text); err != nil || env == nil || !isError || env.Code != tc.code {
+				t.Errorf("%s (stateless %v): %s", tc.name, stateless, got["result"])
+			}
+			var result map[string]json.RawMessage
+			json.Unmarshal(got["result"], &result)
+			want := ""
+			if stateless || tc.tool == "typed" { // the server's own is kept
+				want = `"complete"`
+			}
+			if string(result["resultType"]) != want {
+				t.Errorf("%s (stateless %v): resultType %s, want %q: %s", tc.name, stateless, result["resultType"], want, got["result"])
+			}
+			if n := strings.Count(string(got["result"]), `"resultType"`); n > 1 {
+				t.Errorf("%s: resultType %d times: %s", tc.name, n, got["result"])
+			}
+		}
+	}
+}

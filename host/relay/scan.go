@@ -121,6 +121,21 @@ func stringMember(obj []byte, name string) (string, bool) {
 	return stringValue(v)
 }
 
+// protocolVersionKey is the member of _meta by which a request of the
+// stateless protocol (MCP 2026-07-28 and later) names its version.
+const protocolVersionKey = "io.modelcontextprotocol/protocolVersion"
+
+// namesVersion reports whether meta, a request's _meta, names its
+// protocol version (a string), as the module's gate reads it.
+func namesVersion(meta []byte) bool {
+	v, ok := member(meta, protocolVersionKey)
+	if !ok {
+		return false
+	}
+	_, ok = stringValue(v)
+	return ok
+}
+
 // The kinds of message cutMessage tells apart.
 const (
 	cutOther   = iota // a notification, or a message it cannot read

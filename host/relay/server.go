@@ -77,12 +77,12 @@ func (r *Relay) requestLost(lost *LostError) {
 	}
 	switch {
 	case lost.TooLarge && req.forTool():
-		r.answerEnvelope(req.id, host.NewError("RESPONSE_TOO_LARGE", fmt.Sprintf("The server's answer to tool %q is longer than the %d MiB the proxy passes on, so it was dropped; whether the call succeeded is not known.", req.tool, MaxLineBytes>>20)).
+		r.answerEnvelope(req, host.NewError("RESPONSE_TOO_LARGE", fmt.Sprintf("The server's answer to tool %q is longer than the %d MiB the proxy passes on, so it was dropped; whether the call succeeded is not known.", req.tool, MaxLineBytes>>20)).
 			Suggest("If the tool can return less (a narrower query, fewer items, one page at a time), call it again asking for less; otherwise tell the user that its answer is too large."))
 	case lost.TooLarge:
 		r.answerError(req.id, codeInternal, fmt.Sprintf("The server's answer is longer than the %d MiB the proxy passes on; ask for less.", MaxLineBytes>>20))
 	case req.forTool():
-		r.answerEnvelope(req.id, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
+		r.answerEnvelope(req, host.NewError("HANDOFF_UPSTREAM_UNAVAILABLE", fmt.Sprintf("The server behind tool %q could not be reached, or dropped the call before answering; the call may or may not have taken effect.", req.tool)).
 			Suggest("Check whether the call took effect before calling again; if the server stays unreachable, tell the user."))
 		r.mu.Lock()
 		s := r.server
@@ -210,7 +210,7 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 		// A failed call of a tool the server did not list: the server
 		// decided it has no such tool (in its SDK's words, or as a
 		// protocol error the model never reads as a tool result).
-		r.answerUnknownTool(req.id, req.tool, tools)
+		r.answerUnknownTool(req, tools)
 		return
 	}
 	resp, err := r.h.ServerFailure(context.Background(), sf)
@@ -223,14 +223,14 @@ func (r *Relay) callAnswered(req *request, m *message, msg []byte) {
 	}
 	if err != nil {
 		r.logf("reading the failure %s gave for %q: %v", r.opts.Name, req.tool, err)
-		r.answerEnvelope(req.id, host.NewError("TOOL_FAILURE", fmt.Sprintf("[%s] The server reported a failure the proxy could not read.", req.tool)))
+		r.answerEnvelope(req, host.NewError("TOOL_FAILURE", fmt.Sprintf("[%s] The server reported a failure the proxy could not read.", req.tool)))
 		return
 	}
 	if resp.Verdict == abi.FailurePass {
 		r.writeClient(msg)
 		return
 	}
-	r.answerResult(req.id, resp.Result)
+	r.answerToolResult(req, resp.Result)
 }
 
 // isErrorResult reports whether a tool result says isError: true, read as
@@ -263,9 +263,9 @@ func (r *Relay) unlisted(tool string) ([]string, bool) {
 
 // answerUnknownTool answers a call of a tool the server does not have with
 // the UNKNOWN_ACTION envelope.
-func (r *Relay) answerUnknownTool(id []byte, tool string, tools []string) {
-	res, err := r.h.UnknownTool(context.Background(), abi.UnknownToolRequest{Tool: tool, Tools: tools})
-	r.answerRendered(id, "an unknown tool's envelope", res, err)
+func (r *Relay) answerUnknownTool(req *request, tools []string) {
+	res, err := r.h.UnknownTool(context.Background(), abi.UnknownToolRequest{Tool: req.tool, Tools: tools})
+	r.answerRendered(req, "an unknown tool's envelope", res, err)
 }
 
 // timeoutEnvelope is the envelope of a call the server did not answer in

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,6 +38,9 @@ type realServer struct {
 	steps func(dir string, full bool) []step
 	// failures checks the proxied answers of the failing calls.
 	failures func(dir string) map[string]failureWant
+	// profiles names the two sessions (steps with full true, then false)
+	// when they are not a client with every capability and one with none.
+	profiles [2]string
 }
 
 // step is one message the client sends; a request (id set) waits for its
@@ -66,6 +70,10 @@ type failureWant struct {
 }
 
 const realDir = "tests/realservers/node_modules/@modelcontextprotocol"
+
+// venvPython runs the Python servers of tests/realservers/requirements.txt,
+// which make prepare installs into the project's virtual environment.
+const venvPython = ".venv/bin/python"
 
 func realServers() []realServer {
 	node := func(pkg string, args ...string) (string, []string) {
@@ -108,6 +116,18 @@ func realServers() []realServer {
 			failures: func(string) map[string]failureWant {
 				return map[string]failureWant{"observe an entity that does not exist": {code: "NOT_FOUND"}}
 			},
+		},
+		{
+			name: "mcp-server-time (Python)",
+			start: func(string) (string, []string, []string) {
+				return venvPython, []string{"-m", "mcp_server_time", "--local-timezone", "UTC"}, nil
+			},
+			steps: timeSteps,
+			failures: func(string) map[string]failureWant {
+				// Closest by edit distance: 5 to convert_time, 8 to get_current_time.
+				return map[string]failureWant{"a tool it does not have": {code: "UNKNOWN_ACTION", closest: "convert_time"}}
+			},
+			profiles: [2]string{"the handshake protocol, a client with sampling, elicitation and roots", "the stateless protocol (2026-07-28)"},
 		},
 	}
 }
@@ -197,6 +217,40 @@ func filesystemSteps(dir string, full bool) []step {
 		req("ping at the end", "ping", `{}`),
 	)
 }
+
+// timeSteps: the full client's session speaks the handshake protocol; the
+// other the stateless one (MCP 2026-07-28): server/discover, no
+// handshake, no ping, and the version and the client's capabilities in the
+// _meta of every request. The server's answers name today's date and
+// weekday (unstamped blanks them).
+func timeSteps(_ string, full bool) []step {
+	calls := []step{
+		toolCall("the time in UTC", "get_current_time", `{"timezone":"UTC"}`),
+		toolCall("convert a time", "convert_time", `{"source_timezone":"Europe/Paris","time":"12:00","target_timezone":"Asia/Kathmandu"}`),
+		failing(toolCall("a timezone that does not exist", "get_current_time", `{"timezone":"Mars/Olympus"}`)),
+		failing(toolCall("a time that is not HH:MM", "convert_time", `{"source_timezone":"UTC","time":"noon","target_timezone":"Asia/Tokyo"}`)),
+		failing(toolCall("an empty timezone", "get_current_time", `{"timezone":""}`)),
+		failing(toolCall("no timezone", "get_current_time", `{}`)),
+		failing(toolCall("a timezone that is a number", "get_current_time", `{"timezone":5}`)),
+		failing(toolCall("a tool it does not have", "get_time", `{"timezone":"UTC"}`)),
+	}
+	if full {
+		return append(append(opening(true), calls...), req("ping at the end", "ping", `{}`))
+	}
+	s := append([]step{req("server/discover", "server/discover", `{}`), req("tools/list", "tools/list", `{}`)}, calls...)
+	for i := range s {
+		s[i].params = strings.TrimSuffix(s[i].params, "}")
+		if s[i].params != "{" {
+			s[i].params += ","
+		}
+		s[i].params += `"_meta":{"` + protocolVersionKey + `":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+	}
+	return s
+}
+
+// protocolVersionKey is the member of _meta by which a request of the
+// stateless protocol names its version.
+const protocolVersionKey = "io.modelcontextprotocol/protocolVersion"
 
 func memorySteps(_ string, full bool) []step {
 	return append(opening(full),
@@ -360,6 +414,9 @@ func playRealServers(ctx context.Context, h *host.Host) (passed, failed int) {
 				if full {
 					profile = "a client with sampling, elicitation and roots"
 				}
+				if rs.profiles[0] != "" {
+					profile = rs.profiles[map[bool]int{true: 0, false: 1}[full]]
+				}
 				start := time.Now()
 				p, f := playReal(ctx, h, rs, full)
 				mu.Lock()
@@ -370,7 +427,8 @@ func playRealServers(ctx context.Context, h *host.Host) (passed, failed int) {
 		}
 	}
 	wg.Wait()
-	return passed, failed
+	p, f := playSDKClient(ctx, h)
+	return passed + p, failed + f
 }
 
 func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (passed, failed int) {
@@ -434,6 +492,11 @@ func playReal(ctx context.Context, h *host.Host, rs realServer, full bool) (pass
 			}
 		case s.fails:
 			problem = checkEnvelope(ctx, h, d, p, wants[s.name])
+			if problem == "" && strings.Contains(s.params, protocolVersionKey) && !bytes.Contains(p, []byte(`"resultType":"complete"`)) {
+				// The stateless protocol requires it of every result: the
+				// Python SDK's client refuses one without it.
+				problem = fmt.Sprintf("the answer to a request of the stateless protocol has no resultType: %s", p)
+			}
 		default:
 			problem = fmt.Sprintf("direct:\n%s\nproxied:\n%s", d, p)
 		}
@@ -529,15 +592,21 @@ func sortedCopy(s []string) []string {
 }
 
 // stamps are what differs between two runs of the same session: a task's
-// id and times.
-var stamps = regexp.MustCompile(`"(taskId|createdAt|lastUpdatedAt)":"[^"]*"`)
+// id and times; dates with times, and weekdays (the time server's).
+var (
+	stamps   = regexp.MustCompile(`"(taskId|createdAt|lastUpdatedAt)":"[^"]*"`)
+	dates    = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}`)
+	weekdays = regexp.MustCompile(`\b(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b`)
+)
 
 // unstamped is msg with its stamps blanked (nil stays nil).
 func unstamped(msg []byte) []byte {
 	if msg == nil {
 		return nil
 	}
-	return stamps.ReplaceAll(msg, []byte(`"$1":"…"`))
+	msg = stamps.ReplaceAll(msg, []byte(`"$1":"…"`))
+	msg = dates.ReplaceAll(msg, []byte(`DATE`))
+	return weekdays.ReplaceAll(msg, []byte(`WEEKDAY`))
 }
 
 // taskOf makes tasks/result params naming the task that the answer to
@@ -555,4 +624,120 @@ func taskOf(step string) func(map[string][]byte) string {
 		id, _ := json.Marshal(a.Result.Task.TaskID)
 		return `{"taskId":` + string(id) + `}`
 	}
+}
+
+// The Python SDK's own Client (tests/e2e/sdk_client.py) through `toolerr
+// proxy` in front of the Python time server, in the stateless protocol
+// (the Client's default with a server that has it) and in the handshake
+// one: every answer the proxy writes must be one the Client reads (the
+// stateless protocol requires resultType of every result, and the Client
+// raises on a result without it), and every failure an envelope.
+
+// sdkCall is one call the Client makes, and what its answer must be: an
+// envelope of code (validation: a <validation_error>), or a success.
+type sdkCall struct {
+	tool string
+	args any
+	code string // "" for a success
+}
+
+func sdkCalls() []sdkCall {
+	deep := any(1)
+	for range 70 {
+		deep = []any{deep}
+	}
+	return []sdkCall{
+		{"get_current_time", map[string]any{"timezone": "UTC"}, ""},
+		{"get_current_time", map[string]any{"timezone": 5}, "validation"},                // the proxy checks the schema
+		{"get_current_time", map[string]any{"timezone": deep}, "validation"},             // the module's gate
+		{"get_current_time", map[string]any{"timezone": "Mars/Olympus"}, "TOOL_FAILURE"}, // the server's own failure, rewritten
+		{"get_time", map[string]any{"timezone": "UTC"}, "UNKNOWN_ACTION"},                // the server's protocol error, rewritten
+		{"convert_time", map[string]any{"source_timezone": "UTC", "time": "noon", "target_timezone": "UTC"}, "TOOL_FAILURE"},
+	}
+}
+
+func playSDKClient(ctx context.Context, h *host.Host) (passed, failed int) {
+	calls := sdkCalls()
+	in := make([][2]any, len(calls))
+	for i, c := range calls {
+		in[i] = [2]any{c.tool, c.args}
+	}
+	stdin, _ := json.Marshal(in)
+	for _, mode := range []struct{ mode, version string }{{"auto", "2026-07-28"}, {"legacy", "2025-11-25"}} {
+		start := time.Now()
+		runCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		cmd := exec.CommandContext(runCtx, venvPython, "tests/e2e/sdk_client.py", mode.mode,
+			"bin/toolerr", "proxy", "--", venvPython, "-m", "mcp_server_time", "--local-timezone", "UTC")
+		cmd.Stdin = bytes.NewReader(stdin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		problems := checkSDKClient(ctx, h, out, mode.version, calls)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("the client ended with %v: %s", err, lastLines(stderr.String(), 5)))
+		}
+		for _, p := range problems {
+			fmt.Printf("FAIL the Python SDK's Client (%s) through the proxy: %s\n", mode.mode, p)
+		}
+		if len(problems) > 0 {
+			failed++
+		} else {
+			passed++
+		}
+		fmt.Fprintf(os.Stderr, "the Python SDK's Client through the proxy, mode %s: %d calls, %d problems, in %.1fs\n", mode.mode, len(calls), len(problems), time.Since(start).Seconds())
+	}
+	return passed, failed
+}
+
+// checkSDKClient reads sdk_client.py's lines: the protocol, then each
+// call's answer.
+func checkSDKClient(ctx context.Context, h *host.Host, out []byte, version string, calls []sdkCall) []string {
+	var problems []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	var lines []map[string]any
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			problems = append(problems, fmt.Sprintf("a line that is not JSON: %q", sc.Text()))
+			continue
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != len(calls)+1 {
+		return append(problems, fmt.Sprintf("%d lines, want %d: %s", len(lines), len(calls)+1, out))
+	}
+	if got := lines[0]["protocolVersion"]; got != version {
+		problems = append(problems, fmt.Sprintf("protocol %v, want %s", got, version))
+	}
+	for i, c := range calls {
+		l := lines[i+1]
+		text, _ := l["text"].(string)
+		switch {
+		case l["raised"] != nil:
+			problems = append(problems, fmt.Sprintf("%s %v: the Client raised %v", c.tool, c.args, l["raised"]))
+		case c.code == "":
+			if l["isError"] != false {
+				problems = append(problems, fmt.Sprintf("%s: not a success: %s", c.tool, text))
+			}
+		case l["isError"] != true:
+			problems = append(problems, fmt.Sprintf("%s: not a failure: %s", c.tool, text))
+		case c.code == "validation":
+			if !strings.HasPrefix(text, `<validation_error action="`+c.tool+`">`) {
+				problems = append(problems, fmt.Sprintf("%s: not a validation error: %s", c.tool, text))
+			}
+		default:
+			if env, err := h.Parse(ctx, text); err != nil || env == nil || env.Code != c.code {
+				problems = append(problems, fmt.Sprintf("%s: not a %s envelope: %s", c.tool, c.code, text))
+			}
+		}
+	}
+	return problems
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
