@@ -8,3 +8,7 @@ func SetKeepalive(d time.Duration) (restore func()) {
 	old := keepalive.Swap(int64(d))
 	return func() { keepalive.Store(old) }
 }
+
+// HeaderValue is headerValue: a value as the stateless protocol writes it
+// in a header.
+var HeaderValue = headerValue

@@ -169,6 +169,8 @@ func (h *HTTPHandler) reapIdle() {
 const (
 	sessionHeader  = "Mcp-Session-Id"
 	versionHeader  = "Mcp-Protocol-Version"
+	methodHeader   = "Mcp-Method" // the stateless protocol's
+	nameHeader     = "Mcp-Name"
 	lastEventIDHdr = "Last-Event-Id"
 )
 

@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -203,6 +204,7 @@ func (u *upstream) Write(msg []byte) error {
 	if m.Method != nil {
 		method = *m.Method
 	}
+	routing := statelessHeaders(&m, method)
 	ctx, cancel := context.WithCancel(u.ctx)
 	if m.isRequest() {
 		key = idKey(m.ID)
@@ -223,7 +225,7 @@ func (u *upstream) Write(msg []byte) error {
 		u.mu.Unlock()
 	}
 	wrote := make(chan struct{})
-	go u.post(ctx, cancel, body, method, ids, wrote)
+	go u.post(ctx, cancel, body, method, ids, routing, wrote)
 	select {
 	case <-wrote:
 	case <-u.done:
@@ -266,9 +268,52 @@ func (u *upstream) headers(h http.Header) {
 	u.mu.Unlock()
 }
 
+// statelessHeaders are the headers of the POST of m, a message of the
+// stateless protocol (MCP 2026-07-28: its version in params._meta), which
+// has no session: its version, its method and, for the methods that name
+// something, that name, as the protocol mirrors them in headers for the
+// servers and intermediaries that route on them (a server refuses a
+// request whose headers disagree with its body). nil for any other message.
+func statelessHeaders(m *message, method string) http.Header {
+	meta, _ := member(m.Params, "_meta")
+	version, ok := stringMember(meta, protocolVersionKey)
+	if !ok || method == "" {
+		return nil
+	}
+	h := http.Header{}
+	h.Set(versionHeader, version)
+	h.Set(methodHeader, method)
+	if key := namedBy[method]; key != "" {
+		if name, ok := stringMember(m.Params, key); ok {
+			h.Set(nameHeader, headerValue(name))
+		}
+	}
+	return h
+}
+
+// namedBy is the member of params whose value the stateless protocol
+// mirrors in the Mcp-Name header, by method.
+var namedBy = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+// headerValue is s as the stateless protocol writes a header's value:
+// as it is when it is printable ASCII without space at either end (and
+// does not look like the form below), else "=?base64?" and the base64 of
+// its UTF-8 and "?=".
+func headerValue(s string) string {
+	plain := strings.TrimSpace(s) == s && !(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7e
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
 // post sends one message and reads what comes back. wrote is closed once
-// the request is written (or has failed).
-func (u *upstream) post(ctx context.Context, cancel context.CancelFunc, body []byte, method string, ids []json.RawMessage, wrote chan struct{}) {
+// the request is written (or has failed). routing, for a message of the
+// stateless protocol, replaces the session's headers.
+func (u *upstream) post(ctx context.Context, cancel context.CancelFunc, body []byte, method string, ids []json.RawMessage, routing http.Header, wrote chan struct{}) {
 	defer cancel()
 	var once sync.Once
 	written := func() { once.Do(func() { close(wrote) }) }
@@ -280,6 +325,12 @@ func (u *upstream) post(ctx context.Context, cancel context.CancelFunc, body []b
 		return
 	}
 	u.headers(req.Header)
+	if routing != nil {
+		req.Header.Del(sessionHeader)
+		for name, values := range routing {
+			req.Header[name] = values
+		}
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	sent := req.Header.Get(sessionHeader)

@@ -35,6 +35,7 @@ type upstreamServer struct {
 	cancelled atomic.Int32  // hang calls whose context ended
 	calls     atomic.Int32  // tool calls the server ran
 	json      bool          // answers as one JSON body, not an event stream (for fresh)
+	stateless bool          // serves the stateless protocol (2026-07-28), and no sessions (for fresh)
 }
 
 func newUpstreamServer(t *testing.T) *upstreamServer {
@@ -111,7 +112,7 @@ func (u *upstreamServer) fresh() {
 		return text("ok"), nil
 	})
 	u.mu.Lock()
-	u.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: u.json})
+	u.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: u.json, Stateless: u.stateless})
 	u.mu.Unlock()
 }
 
@@ -486,5 +487,65 @@ func TestUpstream_BothSidesHTTP(t *testing.T) {
 		}
 		h.Close()
 		srv.Close()
+	}
+}
+
+// A client of the stateless protocol (MCP 2026-07-28) through an upstream
+// that has it (the Go SDK's server): no session, and every POST carries
+// the request's version, method and name in the headers the protocol
+// mirrors them in, which the server checks against the body.
+func TestUpstream_Stateless(t *testing.T) {
+	up := &upstreamServer{t: t, stateless: true}
+	up.fresh()
+	up.up("127.0.0.1:0")
+	t.Cleanup(up.down)
+	s := startUpstream(t, relay.Options{}, relay.UpstreamOptions{URL: up.url()})
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`)
+	if got := s.await("1", nil); !strings.Contains(string(got["result"]), `"supportedVersions"`) {
+		t.Fatalf("server/discover: %s %s; log:\n%s", got["result"], got["error"], s.log)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`)
+	if got := s.await("2", nil); !strings.Contains(string(got["result"]), `"name":"echo"`) {
+		t.Fatalf("tools/list: %s %s", got["result"], got["error"])
+	}
+	statelessCall := func(id, tool, args string) map[string]json.RawMessage {
+		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `,` + meta + `}}`)
+		return s.await(id, nil)
+	}
+	got := statelessCall("3", "echo", `{"message":"hi"}`)
+	if text, isError := resultText(t, got); text != "echo: hi" || isError {
+		t.Errorf("echo: %q %v; log:\n%s", text, isError, s.log)
+	}
+	if text, _ := resultText(t, statelessCall("4", "echo", `{}`)); !strings.HasPrefix(text, `<validation_error action="echo">`) {
+		t.Errorf("echo without its message: %s", text)
+	}
+	for name, value := range map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo"} {
+		if !up.sawHeader(name, value) {
+			t.Errorf("no POST said %s: %s", name, value)
+		}
+	}
+	up.mu.Lock()
+	for _, h := range up.headers {
+		if h.Get("Mcp-Session-Id") != "" || h.Get("Mcp-Method") == "" {
+			t.Errorf("a POST of the stateless protocol with session %q, method %q", h.Get("Mcp-Session-Id"), h.Get("Mcp-Method"))
+		}
+	}
+	up.mu.Unlock()
+}
+
+func TestHeaderValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo":            "echo",
+		"file:///a b.txt": "file:///a b.txt",
+		"café":            "=?base64?Y2Fmw6k=?=",
+		" padded":         "=?base64?IHBhZGRlZA==?=",
+		"tab\there":       "=?base64?dGFiCWhlcmU=?=",
+		"=?base64?eA==?=": "=?base64?PT9iYXNlNjQ/ZUE9PT89?=",
+		"":                "",
+	} {
+		if got := relay.HeaderValue(in); got != want {
+			t.Errorf("HeaderValue(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
