@@ -241,6 +241,7 @@ func (r *Relay) toolsCall(ctx context.Context, msg []byte, m *message, key strin
 		Name      string
 		Arguments json.RawMessage
 	}
+	var meta json.RawMessage
 	// The gate passes a call only with params an object, a string name and
 	// arguments given once.
 	scanObject(m.Params, func(key string, value json.RawMessage) bool {
@@ -253,12 +254,20 @@ func (r *Relay) toolsCall(ctx context.Context, msg []byte, m *message, key strin
 			req.task = string(value) != "null"
 		case "_meta":
 			req.stateless = namesVersion(value)
+			meta = value
 		}
 		return true
 	})
 	p.Arguments = append(json.RawMessage(nil), p.Arguments...) // a view of the transport's buffer
 	req.tool = p.Name
 	r.mu.Lock()
+	if req.stateless && !r.stateless {
+		// A client of the stateless protocol that did not ask
+		// server/discover first: the relay lists the tools with its _meta,
+		// and the server has tools if it is called one.
+		r.stateless, r.hasTools = true, true
+		r.discoverMeta = append(json.RawMessage(nil), meta...)
+	}
 	_, known := r.tools[p.Name]
 	s, wait := r.server, r.listing
 	listNow := !known && wait == nil && !r.everListed && (r.initialized || r.stateless) && r.hasTools

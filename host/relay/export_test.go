@@ -12,3 +12,6 @@ func SetKeepalive(d time.Duration) (restore func()) {
 // HeaderValue is headerValue: a value as the stateless protocol writes it
 // in a header.
 var HeaderValue = headerValue
+
+// HeaderText is headerText: a header's value read back.
+var HeaderText = headerText

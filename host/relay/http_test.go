@@ -496,3 +496,158 @@ func TestHTTP_Keepalive(t *testing.T) {
 		t.Errorf("a long call: %s comment %v %q %s", r.header.Get("Content-Type"), r.comment, r.events, r.body)
 	}
 }
+
+// Clients of the stateless protocol (MCP 2026-07-28): POSTs without a
+// session, served by one server whatever client sends them, each id and
+// progress token the client's own on its side only, and nothing of the
+// server's that the request did not ask for on its stream.
+func TestHTTP_Stateless(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	var held []byte // the hold call's line, answered when release comes
+	p := newHTTPProxy(t, relay.HTTPOptions{Stateless: true}, relay.Options{}, func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		var method string
+		json.Unmarshal(m["method"], &method)
+		var params struct {
+			Name      string
+			Arguments struct{ Message string }
+			Meta      struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		json.Unmarshal(m["params"], &params)
+		answer := func(id json.RawMessage, text string) string {
+			return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":"` + text + `"}],"resultType":"complete"}}`
+		}
+		switch {
+		case method == "server/discover":
+			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private"}}`
+		case method == "tools/list":
+			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"tools":[{"name":"hold","inputSchema":{"type":"object"}},{"name":"release","inputSchema":{"type":"object"}},{"name":"slow","inputSchema":{"type":"object"}}],"resultType":"complete"}}`
+		case params.Name == "hold":
+			held = append([]byte(nil), m["id"]...)
+			return ""
+		case params.Name == "release":
+			s.peer.Write([]byte(answer(m["id"], "released: "+params.Arguments.Message)))
+			return answer(held, "held: the first")
+		case params.Name == "slow":
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(params.Meta.ProgressToken) + `,"progress":1}}`))
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"for nobody"}}`))
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}`))
+			return answer(m["id"], "slow done; token "+strings.Trim(string(params.Meta.ProgressToken), `"`))
+		case bytes.Contains(line, []byte(`"id":"s1"`)) && m["error"] != nil:
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"refused: ` + strings.ReplaceAll(string(m["error"]), `"`, `'`) + `"}}`))
+		}
+		return ""
+	})
+	post := func(body, method, name string) *exchangeResult {
+		h := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+		if name != "" {
+			h = append(h, "Mcp-Name", name)
+		}
+		return do(t, http.MethodPost, p.srv.URL, "", body, h...)
+	}
+	r := post(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}}`, "server/discover", "")
+	if r.status != 200 || !strings.Contains(r.body, `"supportedVersions"`) || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("server/discover: %d %q %s; log:\n%s", r.status, r.header.Get("Mcp-Session-Id"), r.body, p.log)
+	}
+	// Two clients, the same id, both in flight at once.
+	call := func(id, tool, message, token string) string {
+		extra := ""
+		if token != "" {
+			extra = `,"progressToken":"` + token + `"`
+		}
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"message":"` + message + `"},` + meta + extra + `}}}`
+	}
+	held1 := make(chan *exchangeResult, 1)
+	go func() {
+		r, _ := exchange(http.MethodPost, p.srv.URL, "", call("7", "hold", "a", ""), "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "hold")
+		held1 <- r
+	}()
+	time.Sleep(300 * time.Millisecond) // the hold call reaches the server first
+	second := post(call("7", "release", "b", ""), "tools/call", "release")
+	if text, _ := textOf(t, second.body); text != "released: b" || !strings.Contains(second.body, `"id":7`) {
+		t.Errorf("the second client's call: %d %s", second.status, second.body)
+	}
+	select {
+	case r := <-held1:
+		if r == nil {
+			t.Fatal("the first client's call failed")
+		}
+		if text, _ := textOf(t, r.body); text != "held: the first" || !strings.Contains(r.body, `"id":7`) {
+			t.Errorf("the first client's call: %d %s", r.status, r.body)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the first client's call got no answer; log:\n%s", p.log)
+	}
+	// Its own progress, with its own token; nothing else of the server's.
+	r = post(call("8", "slow", "", "tok"), "tools/call", "slow")
+	if len(r.events) != 2 || !strings.Contains(r.events[0], `"progressToken":"tok"`) || !strings.Contains(r.events[1], `"id":8`) {
+		t.Errorf("the call's stream: %d %s %q", r.status, r.body, r.events)
+	}
+	if text, _ := textOf(t, r.events[len(r.events)-1]); strings.Contains(text, "token tok") {
+		t.Errorf("the server saw the client's own progress token: %s", text)
+	}
+	// Headers that say otherwise than the body.
+	r = post(call("9", "slow", "", ""), "tools/list", "slow")
+	if r.status != 400 || !strings.Contains(r.body, `"code":-32020`) || !strings.Contains(r.body, `"id":9`) {
+		t.Errorf("a method header that does not match: %d %s", r.status, r.body)
+	}
+	r = post(call("10", "slow", "", ""), "tools/call", "=?base64?aG9sZA==?=") // "hold"
+	if r.status != 400 || !strings.Contains(r.body, `"code":-32020`) {
+		t.Errorf("a name header that does not match: %d %s", r.status, r.body)
+	}
+	if r = post(call("11", "release", "c", ""), "tools/call", "=?base64?cmVsZWFzZQ==?="); r.status != 200 {
+		t.Errorf("a name header in base64: %d %s", r.status, r.body)
+	}
+	p.mu.Lock()
+	servers := len(p.servers)
+	p.mu.Unlock()
+	if servers != 1 {
+		t.Errorf("%d servers for the stateless requests, want 1", servers)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if log := p.log.String(); !strings.Contains(log, "dropped the server's notifications/message") || !strings.Contains(log, "dropped the server's sampling/createMessage") {
+		t.Errorf("the server's own messages were not dropped; log:\n%s", log)
+	}
+	if got := strings.Join(p.server(0).got(), "\n"); !strings.Contains(got, `"id":"s1","error":{"code":-32601`) {
+		t.Errorf("the server's request got no answer:\n%s", got)
+	}
+}
+
+// A server that does not speak the stateless protocol answers
+// server/discover with an error (a client then starts a session with
+// initialize): its stateless session ends, and its server with it.
+func TestHTTP_StatelessRefused(t *testing.T) {
+	base := standard(nil)
+	p := newHTTPProxy(t, relay.HTTPOptions{Stateless: true}, relay.Options{}, func(s *fakeServer, m map[string]json.RawMessage, line []byte) string {
+		if string(m["method"]) == `"server/discover"` {
+			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"error":{"code":-32601,"message":"Method not found"}}`
+		}
+		return base(s, m, line)
+	})
+	r := do(t, http.MethodPost, p.srv.URL, "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+	if r.status != 200 || !strings.Contains(r.body, `"error"`) {
+		t.Fatalf("server/discover: %d %s", r.status, r.body)
+	}
+	for deadline := time.Now().Add(10 * time.Second); p.h.Running() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stateless session still runs; log:\n%s", p.log)
+		}
+	}
+	if sid := p.open(); sid == "" {
+		t.Errorf("no session after the fallback")
+	}
+}
+
+// Without Stateless, a request of the stateless protocol is refused as any
+// request without a session but initialize is: the SDKs' clients then
+// fall back to initialize, and a session of their own.
+func TestHTTP_StatelessOff(t *testing.T) {
+	p := newHTTPProxy(t, relay.HTTPOptions{}, relay.Options{}, standard(nil))
+	r := do(t, http.MethodPost, p.srv.URL, "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "initialize") || p.h.Running() != 0 {
+		t.Errorf("server/discover: %d %s, %d servers", r.status, r.body, p.h.Running())
+	}
+}

@@ -54,6 +54,12 @@ type HTTPOptions struct {
 	// LoopbackOnly refuses a request whose Host does not name a loopback
 	// address (the proxy listens on one: DNS rebinding).
 	LoopbackOnly bool
+	// Stateless serves the requests of the stateless protocol (MCP
+	// 2026-07-28), which have no session, with one relay and server for
+	// each Authorization (httpstateless.go); without it they are refused
+	// as any request without a session but initialize is, and a client
+	// falls back to a session.
+	Stateless bool
 	// Log receives the handler's notes.
 	Log io.Writer
 }
@@ -83,11 +89,12 @@ const writeTimeout = 30 * time.Second
 type HTTPHandler struct {
 	opts HTTPOptions
 
-	mu       sync.Mutex
-	sessions map[string]*httpSession
-	running  int // sessions whose relay runs
-	closed   bool
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	sessions  map[string]*httpSession
+	stateless map[string]*httpSession // the sessions of stateless requests, by Authorization
+	running   int                     // sessions whose relay runs
+	closed    bool
+	wg        sync.WaitGroup
 	// ctx is every session's relay's; Close ends it, so that their servers
 	// are stopped at once.
 	ctx  context.Context
@@ -105,7 +112,7 @@ func NewHTTPHandler(opts HTTPOptions) *HTTPHandler {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}}
+	h := &HTTPHandler{opts: opts, sessions: map[string]*httpSession{}, stateless: map[string]*httpSession{}}
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	go h.reapIdle()
 	return h
@@ -322,7 +329,20 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	sid := req.Header.Get(sessionHeader)
 	var s *httpSession
-	if sid == "" {
+	if sid == "" && h.opts.Stateless && !batch && len(msgs) == 1 && statelessRequest(msgs[0], req.Header) {
+		if problem := headerMismatch(msgs[0], req.Header); problem != "" {
+			var m message
+			scanMessage(msgs[0].msg, &m)
+			httpError(w, http.StatusBadRequest, m.ID, codeHeaderMismatch, "Header mismatch: "+problem)
+			return
+		}
+		var err error
+		if s, err = h.statelessSession(req); err != nil {
+			w.Header().Set("Retry-After", "5")
+			httpError(w, http.StatusServiceUnavailable, nil, -32000, err.Error())
+			return
+		}
+	} else if sid == "" {
 		var m message
 		if len(msgs) != 1 || msgs[0].size != len(msgs[0].msg) || !scanMessage(msgs[0].msg, &m) || !m.isRequest() || *m.Method != "initialize" {
 			httpError(w, http.StatusBadRequest, nil, codeInvalidRequest, "Bad Request: no "+sessionHeader+" header; a session starts with an initialize request")
@@ -353,7 +373,9 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, req *http.Request) {
 		httpError(w, http.StatusNotFound, nil, codeInvalidRequest, "Not Found: the session ended")
 		return
 	}
-	w.Header().Set(sessionHeader, s.id)
+	if !s.stateless {
+		w.Header().Set(sessionHeader, s.id)
+	}
 	ex.serve(w, req)
 	s.forget(ex)
 }
@@ -459,10 +481,15 @@ func (h *HTTPHandler) sessionOf(w http.ResponseWriter, req *http.Request) (*http
 	return s, true
 }
 
+// session is the session of id; never one of stateless requests, whose id
+// no client is given.
 func (h *HTTPHandler) session(id string) *httpSession {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.sessions[id]
+	if s := h.sessions[id]; s != nil && !s.stateless {
+		return s
+	}
+	return nil
 }
 
 var errFull = errors.New("full")
@@ -517,16 +544,35 @@ type httpSession struct {
 	version  string   // the protocol version the server chose
 	initKey  string   // the id key of the initialize in flight
 	active   int      // requests in progress
-	idle     time.Time
-	closed   bool
-	done     chan struct{}
+	// stateless: the session serves the stateless requests made with the
+	// Authorization authKey (httpstateless.go); seq numbers the ids it
+	// gives them.
+	stateless bool
+	authKey   string
+	seq       int
+	idle      time.Time
+	closed    bool
+	done      chan struct{}
 }
 
 // await is a request whose answer an exchange waits for.
 type await struct {
 	ex    *exchange
-	id    json.RawMessage
-	token string // its progress token's key, or ""
+	id    json.RawMessage // as the client wrote it
+	token string          // its progress token's key, or ""
+	// A stateless request's id and token as the client wrote them, which
+	// the relay knows by others (rewrite); nil for any other. discover:
+	// it is server/discover.
+	clientID, clientToken json.RawMessage
+	discover              bool
+}
+
+// client is the request's id as its client wrote it.
+func (a *await) client() json.RawMessage {
+	if a.clientID != nil {
+		return a.clientID
+	}
+	return a.id
 }
 
 func (s *httpSession) short() string { return s.id[:8] }
@@ -602,12 +648,21 @@ func (s *httpSession) admit(ex *exchange, msgs []*inbound) []*inbound {
 			m = message{}
 		}
 		if m.isRequest() {
+			a := &await{ex: ex, id: append(json.RawMessage(nil), m.ID...), token: progressToken(m.Params)}
+			if s.stateless {
+				var id, token json.RawMessage
+				id, a.clientID, token, a.clientToken = s.rewrite(it, &m)
+				a.discover = *m.Method == "server/discover"
+				m.ID = id
+				if a.token = ""; token != nil {
+					a.token = idKey(token)
+				}
+			}
 			key := idKey(m.ID)
 			if s.awaiting[key] != nil {
 				ex.answers = append(ex.answers, errorResponse(m.ID, codeInvalidRequest, "Invalid Request: a request of this session with that id is still waiting for its answer."))
 				continue
 			}
-			a := &await{ex: ex, id: append(json.RawMessage(nil), m.ID...), token: progressToken(m.Params)}
 			s.awaiting[key] = a
 			if a.token != "" {
 				s.tokens[a.token] = ex
@@ -761,7 +816,27 @@ func (s *httpSession) Write(msg []byte) error {
 			s.h.logf("session %s: dropped an answer no request waits for (id %.40s)", s.short(), m.ID)
 			return nil
 		}
+		if a.clientID != nil {
+			out = restored(msg, &m, a.clientID, nil)
+		}
 		a.ex.answer(out)
+		if a.discover && m.Error != nil {
+			// The server does not speak the stateless protocol: a client
+			// falls back to a session of its own, and this one ends.
+			go s.close("its server does not serve the stateless protocol")
+		}
+		return nil
+	}
+	if s.stateless {
+		// Only a request's own progress reaches its client.
+		ex, clientToken := s.progressOf(&m)
+		s.mu.Unlock()
+		if ex == nil || !ex.push(restored(msg, &m, nil, clientToken)) {
+			s.h.logf("session %s: dropped the server's %s, which no stateless request waits for", s.short(), *m.Method)
+		}
+		if m.isRequest() {
+			s.refuse(m.ID)
+		}
 		return nil
 	}
 	for {
@@ -888,9 +963,12 @@ func (s *httpSession) close(why string) {
 	if s.h.sessions[s.id] == s {
 		delete(s.h.sessions, s.id)
 	}
+	if s.stateless && s.h.stateless[s.authKey] == s {
+		delete(s.h.stateless, s.authKey)
+	}
 	s.h.mu.Unlock()
 	for _, a := range waiting {
-		a.ex.answer(errorResponse(a.id, codeInternal, "The session ended before the server answered: "+why+"."))
+		a.ex.answer(errorResponse(a.client(), codeInternal, "The session ended before the server answered: "+why+"."))
 	}
 	for _, ex := range posts {
 		ex.finish()

@@ -896,3 +896,27 @@ func TestRelay_StatelessResults(t *testing.T) {
 		}
 	}
 }
+
+// A client of the stateless protocol may call a tool without asking
+// server/discover first: the relay lists the tools with that call's _meta
+// and checks the call as it would after server/discover.
+func TestRelay_StatelessWithoutDiscover(t *testing.T) {
+	const version = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	calls := map[string]string{"nope": `{"jsonrpc":"2.0","id":ID,"error":{"code":-32602,"message":"Unknown tool: nope"}}`}
+	srv := serve(standard(calls))
+	s := start(t, relay.Options{}, srv)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":5},` + version + `}}`)
+	if text, isError := resultText(t, s.answer("1")); !isError || !strings.HasPrefix(text, `<validation_error action="echo">`) {
+		t.Errorf("invalid arguments: %v %s", isError, text)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{},` + version + `}}`)
+	got := s.answer("2")
+	if text, _ := resultText(t, got); !strings.Contains(text, `<tool_error code="UNKNOWN_ACTION">`) || !strings.Contains(string(got["result"]), `"resultType":"complete"`) {
+		t.Errorf("a tool it does not have: %s", got["result"])
+	}
+	for _, line := range srv.got() {
+		if strings.Contains(line, `"method":"tools/list"`) && !strings.Contains(line, `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`) {
+			t.Errorf("the relay's tools/list without the call's _meta: %s", line)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/toolerr/toolerr/host"
 	"github.com/toolerr/toolerr/host/relay"
+	"github.com/toolerr/toolerr/internal/testutil"
 )
 
 // Real MCP servers no one here wrote (tests/realservers, pinned by its
@@ -663,29 +663,66 @@ func playSDKClient(ctx context.Context, h *host.Host) (passed, failed int) {
 		in[i] = [2]any{c.tool, c.args}
 	}
 	stdin, _ := json.Marshal(in)
-	for _, mode := range []struct{ mode, version string }{{"auto", "2026-07-28"}, {"legacy", "2025-11-25"}} {
+	server := []string{venvPython, "-m", "mcp_server_time", "--local-timezone", "UTC"}
+	// Over HTTP: the proxy serves --listen (with flags), one of it for
+	// every run.
+	listen := func(ctx context.Context, flags ...string) (string, func(), error) {
+		args := append(append([]string{"proxy", "--listen", "127.0.0.1:0"}, flags...), "--")
+		cmd := exec.CommandContext(ctx, "bin/toolerr", append(args, server...)...)
+		stderr := &testutil.SyncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			return "", nil, err
+		}
+		stop := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, rest, ok := strings.Cut(stderr.String(), "serving MCP at "); ok && strings.Contains(rest, "\n") {
+				url, _, _ := strings.Cut(rest, "\n")
+				return url, stop, nil
+			}
+		}
+		stop()
+		return "", nil, fmt.Errorf("the proxy did not say where it serves: %s", stderr)
+	}
+	for _, run := range []struct{ mode, version, transport string }{
+		{"auto", "2026-07-28", "stdio"}, {"2026-07-28", "2026-07-28", "stdio"}, {"legacy", "2025-11-25", "stdio"},
+		{"auto", "2025-11-25", "http"}, // without --stateless the Client falls back to a session
+		{"auto", "2026-07-28", "http --stateless"}, {"2026-07-28", "2026-07-28", "http --stateless"}, {"legacy", "2025-11-25", "http --stateless"},
+	} {
 		start := time.Now()
 		runCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		cmd := exec.CommandContext(runCtx, venvPython, "tests/e2e/sdk_client.py", mode.mode,
-			"bin/toolerr", "proxy", "--", venvPython, "-m", "mcp_server_time", "--local-timezone", "UTC")
-		cmd.Stdin = bytes.NewReader(stdin)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		cancel()
-		problems := checkSDKClient(ctx, h, out, mode.version, calls)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("the client ended with %v: %s", err, lastLines(stderr.String(), 5)))
+		var problems []string
+		target := append([]string{"bin/toolerr", "proxy", "--"}, server...)
+		if transport, flags, _ := strings.Cut(run.transport, " "); transport == "http" {
+			url, stop, err := listen(runCtx, strings.Fields(flags)...)
+			if err != nil {
+				problems = append(problems, err.Error())
+			} else {
+				defer stop()
+				target = []string{url}
+			}
 		}
+		if len(problems) == 0 {
+			cmd := exec.CommandContext(runCtx, venvPython, append([]string{"tests/e2e/sdk_client.py", run.mode}, target...)...)
+			cmd.Stdin = bytes.NewReader(stdin)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			problems = checkSDKClient(ctx, h, out, run.version, calls)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("the client ended with %v: %s", err, lastLines(stderr.String(), 5)))
+			}
+		}
+		cancel()
 		for _, p := range problems {
-			fmt.Printf("FAIL the Python SDK's Client (%s) through the proxy: %s\n", mode.mode, p)
+			fmt.Printf("FAIL the Python SDK's Client (%s, %s) through the proxy: %s\n", run.mode, run.transport, p)
 		}
 		if len(problems) > 0 {
 			failed++
 		} else {
 			passed++
 		}
-		fmt.Fprintf(os.Stderr, "the Python SDK's Client through the proxy, mode %s: %d calls, %d problems, in %.1fs\n", mode.mode, len(calls), len(problems), time.Since(start).Seconds())
+		fmt.Fprintf(os.Stderr, "the Python SDK's Client through the proxy, mode %s over %s: %d calls, %d problems, in %.1fs\n", run.mode, run.transport, len(calls), len(problems), time.Since(start).Seconds())
 	}
 	return passed, failed
 }
@@ -694,13 +731,11 @@ func playSDKClient(ctx context.Context, h *host.Host) (passed, failed int) {
 // call's answer.
 func checkSDKClient(ctx context.Context, h *host.Host, out []byte, version string, calls []sdkCall) []string {
 	var problems []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
 	var lines []map[string]any
-	for sc.Scan() {
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			problems = append(problems, fmt.Sprintf("a line that is not JSON: %q", sc.Text()))
+		if json.Unmarshal([]byte(line), &m) != nil {
+			problems = append(problems, fmt.Sprintf("a line that is not JSON: %q", line))
 			continue
 		}
 		lines = append(lines, m)

@@ -2,9 +2,12 @@
 run by tests/e2e against a server command (`toolerr proxy -- ...`):
 
     .venv/bin/python tests/e2e/sdk_client.py MODE COMMAND [ARG...]
+    .venv/bin/python tests/e2e/sdk_client.py MODE URL
 
 MODE is the Client's: "auto" (the default, which speaks the stateless
-protocol, 2026-07-28, to a server that has it) or "legacy" (the handshake).
+protocol, 2026-07-28, to a server that has it), "legacy" (the handshake) or
+a protocol version to speak without asking (2026-07-28). A URL is a
+Streamable HTTP server's.
 It reads the calls to make from stdin, one JSON array of [tool, arguments]
 pairs, and writes one JSON line for the protocol it speaks, then one for
 each call: what the Client returned, or the exception it raised.
@@ -21,7 +24,9 @@ from mcp import Client, StdioServerParameters
 
 
 async def main(mode: str, command: list[str], calls: list[tuple[str, dict[str, Any]]]) -> None:
-    server = StdioServerParameters(command=command[0], args=command[1:])
+    server: StdioServerParameters | str = command[0]
+    if not command[0].startswith(("http://", "https://")):
+        server = StdioServerParameters(command=command[0], args=command[1:])
     async with Client(server, mode=mode) as client:
         print(json.dumps({"protocolVersion": client.protocol_version}), flush=True)
         for tool, args in calls:

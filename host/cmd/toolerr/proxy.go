@@ -78,7 +78,14 @@ server sends something first), GET (the server's own stream) and DELETE
 (ends a session), with Mcp-Session-Id. Each session has a COMMAND of its
 own, started on initialize and stopped on DELETE, after --idle-timeout, or
 when the proxy stops (SIGINT, SIGTERM: SIGTERM to every COMMAND at once);
-a COMMAND that exits ends its session only. Security: HOST defaults to 127.0.0.1 (a bare PORT or :PORT
+a COMMAND that exits ends its session only. With --stateless, requests
+of the stateless protocol (MCP 2026-07-28: no session, the version in
+_meta and in Mcp-Protocol-Version) are served too, sharing one COMMAND
+for each Authorization presented, each id and progress token the
+client's own, and getting nothing of the server's but their answer and
+progress; a request whose headers say otherwise than its body is
+refused (400, -32020). Without it they get 400, and a client falls back
+to a session of its own. Security: HOST defaults to 127.0.0.1 (a bare PORT or :PORT
 binds loopback; name 0.0.0.0 to serve other machines); on loopback a
 request whose Host is not a loopback name is refused (DNS rebinding); a
 browser Origin other than a loopback one or an --allow-origin is refused
@@ -91,7 +98,9 @@ upstream's event streams are relayed to the client; --header lines go with
 every request; with --listen and no --auth-token, the client's
 Authorization header is passed on (the proxy holds no credentials of its
 own beyond --header). An upstream that ends the session gets a new one
-(the client's initialize replayed).
+(the client's initialize replayed). A request of the stateless protocol
+goes without a session, with the headers that protocol mirrors from its
+body (Mcp-Protocol-Version, Mcp-Method, Mcp-Name).
 
 The contract's logic runs in toolerr's module core: natively by default
 (--engine native), or in toolerr.wasm with --engine wazero or extism;
@@ -153,6 +162,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	maxSessions := fs.Int("max-sessions", 32, "with --listen: the most sessions at once (each runs its own COMMAND); more are refused with 503")
 	idleTimeout := fs.Duration("idle-timeout", 15*time.Minute, "with --listen: end a session no request has used for this long")
 	authToken := fs.String("auth-token", "", "with --listen: the bearer token every request must present (default $TOOLERR_PROXY_TOKEN)")
+	stateless := fs.Bool("stateless", false, "with --listen: also serve the stateless protocol (MCP 2026-07-28), its requests sharing one COMMAND for each Authorization")
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "with --listen: a browser origin allowed besides loopback ones (scheme://host:port, or *); repeatable")
 	upstream := fs.String("upstream", "", "relay to the Streamable HTTP MCP server at this URL instead of a COMMAND")
@@ -201,7 +211,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if *listen == "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, name := range []string{"max-sessions", "idle-timeout", "auth-token", "allow-origin"} {
+		for _, name := range []string{"max-sessions", "idle-timeout", "auth-token", "allow-origin", "stateless"} {
 			if set[name] {
 				return usageError("--%s goes with --listen", name)
 			}
@@ -251,7 +261,7 @@ func proxyCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		if token == "" {
 			token = os.Getenv("TOOLERR_PROXY_TOKEN")
 		}
-		return serveHTTP(ctx, *listen, relay.HTTPOptions{MaxSessions: *maxSessions, IdleTimeout: *idleTimeout, AuthToken: token,
+		return serveHTTP(ctx, *listen, relay.HTTPOptions{MaxSessions: *maxSessions, IdleTimeout: *idleTimeout, AuthToken: token, Stateless: *stateless,
 			AllowOrigins: origins, PassAuthorization: *upstream != "", Log: stderr,
 			Session: func(id string, client func() http.Header) relay.Options {
 				o := opts

@@ -694,3 +694,40 @@ func TestProxyHTTP_UpstreamFaults(t *testing.T) {
 		return got == "echo: back"
 	})
 }
+
+// TestProxyHTTP_Stateless: the Go SDK's client, which speaks the stateless
+// protocol (MCP 2026-07-28) to a server that has it, through --listen
+// --stateless in front of the Go SDK's stdio server: two clients share one
+// server, and every answer is the contract's.
+func TestProxyHTTP_Stateless(t *testing.T) {
+	_, plain := binaries(t)
+	p := listening(t, "--stateless", "--", plain)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var sessions []*mcp.ClientSession
+	for range 2 {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.url}, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, p.stderr)
+		}
+		t.Cleanup(func() { cs.Close() })
+		sessions = append(sessions, cs)
+	}
+	for i, cs := range sessions {
+		if got, _ := testutil.CallText(t, cs, "orders.create", fmt.Sprintf(`{"sku":"ABC-000%d","qty":1,"shipping":{"country":"FR"}}`, i)); got != fmt.Sprintf(`{"created":"ABC-000%d","qty":1}`, i) {
+			t.Errorf("client %d: orders.create: %s", i, got)
+		}
+		if got, isError := testutil.CallText(t, cs, "orders.create", `{"sku":"ABC-0001","qty":0,"shipping":{"country":"FR"}}`); !isError || !strings.HasPrefix(got, `<validation_error action="orders.create">`) {
+			t.Errorf("client %d: invalid arguments: %s", i, got)
+		}
+		if got, _ := testutil.CallText(t, cs, "orders.fail", `{}`); !strings.HasPrefix(got, `<tool_error code="TOOL_FAILURE"`) {
+			t.Errorf("client %d: a plain failure: %s", i, got)
+		}
+		if got, _ := testutil.CallText(t, cs, "orders.cancel", `{}`); !strings.HasPrefix(got, `<tool_error code="UNKNOWN_ACTION">`) {
+			t.Errorf("client %d: a tool it does not have: %s", i, got)
+		}
+	}
+	if n := len(children(p.pid())); n != 1 {
+		t.Errorf("%d servers for two stateless clients, want 1\n%s", n, p.stderr)
+	}
+}
