@@ -521,6 +521,10 @@ func TestHTTP_Stateless(t *testing.T) {
 		switch {
 		case method == "server/discover":
 			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"resultType":"complete","ttlMs":0,"cacheScope":"private"}}`
+		case method == "subscriptions/listen": // a change on its stream, one on none, and its end
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(m["id"]) + `}}}`))
+			s.peer.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"someone-else"}}}`))
+			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"resultType":"complete"}}`
 		case method == "tools/list":
 			return `{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":{"tools":[{"name":"hold","inputSchema":{"type":"object"}},{"name":"release","inputSchema":{"type":"object"}},{"name":"slow","inputSchema":{"type":"object"}}],"resultType":"complete"}}`
 		case params.Name == "hold":
@@ -586,6 +590,11 @@ func TestHTTP_Stateless(t *testing.T) {
 	}
 	if text, _ := textOf(t, r.events[len(r.events)-1]); strings.Contains(text, "token tok") {
 		t.Errorf("the server saw the client's own progress token: %s", text)
+	}
+	// A subscriptions/listen stream: the changes on it, under the client's id.
+	r = post(`{"jsonrpc":"2.0","id":"watch","method":"subscriptions/listen","params":{`+meta+`},"notifications":{"resourcesListChanged":true}}}`, "subscriptions/listen", "")
+	if len(r.events) != 2 || !strings.Contains(r.events[0], `"io.modelcontextprotocol/subscriptionId":"watch"`) || !strings.Contains(r.events[1], `"id":"watch"`) {
+		t.Errorf("the listen stream: %d %s %q", r.status, r.body, r.events)
 	}
 	// Headers that say otherwise than the body.
 	r = post(call("9", "slow", "", ""), "tools/list", "slow")

@@ -817,7 +817,7 @@ func (s *httpSession) Write(msg []byte) error {
 			return nil
 		}
 		if a.clientID != nil {
-			out = restored(msg, &m, a.clientID, nil)
+			out = restored(msg, &m, a.clientID)
 		}
 		a.ex.answer(out)
 		if a.discover && m.Error != nil {
@@ -828,10 +828,10 @@ func (s *httpSession) Write(msg []byte) error {
 		return nil
 	}
 	if s.stateless {
-		// Only a request's own progress reaches its client.
-		ex, clientToken := s.progressOf(&m)
+		// Only what belongs to a request reaches its client.
+		ex, own := s.ownOf(msg, &m)
 		s.mu.Unlock()
-		if ex == nil || !ex.push(restored(msg, &m, nil, clientToken)) {
+		if ex == nil || !ex.push(own) {
 			s.h.logf("session %s: dropped the server's %s, which no stateless request waits for", s.short(), *m.Method)
 		}
 		if m.isRequest() {

@@ -18,8 +18,9 @@ import (
 // token, are replaced by ones of the session's own on the way in and
 // restored on the way out, so that two clients using the same id never
 // meet; and nothing of the server's that no request of its own is waiting
-// for (a notification that is not its progress, a request of the server,
-// which the protocol has not) reaches any client.
+// for (a notification that is neither its progress nor on its
+// subscriptions/listen stream, a request of the server, which the protocol
+// has not) reaches any client.
 
 // codeHeaderMismatch is the stateless protocol's error for a request whose
 // headers say otherwise than its body.
@@ -133,17 +134,10 @@ func (s *httpSession) rewrite(it *inbound, m *message) (id, clientID, token, cli
 	return id, clientID, token, clientToken
 }
 
-// restored is out, a message of the server for a stateless request, with
-// the client's id (answer) or progress token (notification) back in it.
-func restored(out []byte, m *message, clientID, clientToken json.RawMessage) []byte {
-	if clientID != nil {
-		return spliced(out, []splice{{offsetIn(out, m.ID), len(m.ID), clientID}})
-	}
-	raw, _ := member(m.Params, "progressToken")
-	if clientToken == nil || raw == nil {
-		return out
-	}
-	return spliced(out, []splice{{offsetIn(out, raw), len(raw), clientToken}})
+// restored is msg, the server's answer to a stateless request, with the
+// client's id back in it.
+func restored(msg []byte, m *message, clientID json.RawMessage) []byte {
+	return spliced(msg, []splice{{offsetIn(msg, m.ID), len(m.ID), clientID}})
 }
 
 // progressTokenOf is params._meta.progressToken as written, or nil.
@@ -176,22 +170,37 @@ func spliced(b []byte, at []splice) []byte {
 // offsetIn is where sub, a slice of b's bytes, starts in b.
 func offsetIn(b, sub []byte) int { return cap(b) - cap(sub) }
 
-// progressOf is the exchange of the stateless request a progress
-// notification reports on, and that request's token as its client wrote
-// it; nil for any other message. s.mu is held.
-func (s *httpSession) progressOf(m *message) (*exchange, json.RawMessage) {
-	if *m.Method != "notifications/progress" {
+// ownOf is the exchange of the stateless request a message of the server
+// belongs to, and the message as its client knows it: a progress
+// notification (by its token), or a notification on a
+// subscriptions/listen stream (by its _meta's subscription id, the id of
+// the listen request), with the client's token or id back in it. nil for
+// anything else. s.mu is held.
+func (s *httpSession) ownOf(msg []byte, m *message) (*exchange, []byte) {
+	if *m.Method == "notifications/progress" {
+		raw, _ := member(m.Params, "progressToken")
+		key := idKey(raw)
+		for _, a := range s.awaiting {
+			if a.token == key && a.clientToken != nil && a.ex.sseOK {
+				return a.ex, spliced(msg, []splice{{offsetIn(msg, raw), len(raw), a.clientToken}})
+			}
+		}
 		return nil, nil
 	}
-	raw, _ := member(m.Params, "progressToken")
-	key := idKey(raw)
-	for _, a := range s.awaiting {
-		if a.token == key && a.clientToken != nil && a.ex.sseOK {
-			return a.ex, a.clientToken
-		}
+	meta, _ := member(m.Params, "_meta")
+	sub, ok := member(meta, subscriptionKey)
+	if !ok || m.isRequest() {
+		return nil, nil
+	}
+	if a := s.awaiting[idKey(sub)]; a != nil && a.clientID != nil && a.ex.sseOK {
+		return a.ex, spliced(msg, []splice{{offsetIn(msg, sub), len(sub), a.clientID}})
 	}
 	return nil, nil
 }
+
+// subscriptionKey is the member of a notification's _meta that names the
+// subscriptions/listen request whose stream it belongs to.
+const subscriptionKey = "io.modelcontextprotocol/subscriptionId"
 
 // refuse answers a request of the server in a stateless session, which no
 // client can answer (the protocol asks for input in a result instead).
