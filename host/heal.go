@@ -112,14 +112,15 @@ func (hs *healer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // handler's failures rendered.
 func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method string, call *mcp.CallToolRequest) (res mcp.Result, err error) {
 	name := call.Params.Name
+	ours := func(r *mcp.CallToolResult, err error) (mcp.Result, error) { return completed(call, r), err }
 	tool, tools := hs.find(ctx, next, call)
 	if tool == nil && tools != nil && hs.opts.UnknownTool == UnknownToolEnvelope {
 		if r, err := hs.host.UnknownTool(ctx, abi.UnknownToolRequest{Tool: name, Tools: tools}); err == nil {
-			return ToMCP(r), nil
+			return ours(ToMCP(r), nil)
 		}
 	}
 	if invalid := hs.checkArguments(ctx, call, tool); invalid != nil {
-		return invalid, nil
+		return ours(invalid, nil)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -127,7 +128,7 @@ func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method s
 			if !ok {
 				perr = fmt.Errorf("%v", p)
 			}
-			res, err = hs.host.errorResult(ctx, name, perr)
+			res, err = ours(hs.host.errorResult(ctx, name, perr))
 		}
 	}()
 	res, err = next(ctx, method, call)
@@ -136,7 +137,7 @@ func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		if errors.As(err, &wire) {
 			return res, err // a protocol answer, such as an unknown tool
 		}
-		return hs.host.errorResult(ctx, name, err)
+		return ours(hs.host.errorResult(ctx, name, err))
 	}
 	result, ok := res.(*mcp.CallToolResult)
 	if !ok || result == nil || result.GetError() == nil {
@@ -144,10 +145,35 @@ func (hs *healer) callTool(ctx context.Context, next mcp.MethodHandler, method s
 	}
 	failure := result.GetError()
 	if sdkRefusedArguments(failure) {
-		return hs.refusedArguments(ctx, name, call.Params.Arguments, failure)
+		return ours(hs.refusedArguments(ctx, name, call.Params.Arguments, failure))
 	}
-	return hs.host.errorResult(ctx, name, failure)
+	return ours(hs.host.errorResult(ctx, name, failure))
 }
+
+// completed is r, a result heal made in place of the SDK's, saying
+// "resultType":"complete" when call is of the stateless protocol (MCP
+// 2026-07-28), which requires it of every result: the SDK stamps the
+// results of a tool's handler so, but not a middleware's, and the Python
+// SDK's client refuses a result without it. The SDK keeps the field
+// unexported, so the result is made again from its JSON with it.
+func completed(call *mcp.CallToolRequest, r *mcp.CallToolResult) *mcp.CallToolResult {
+	if r == nil || call.ProtocolVersion() < statelessVersion {
+		return r
+	}
+	b, err := json.Marshal(r)
+	if err != nil || len(b) < 2 {
+		return r
+	}
+	b = append(b[:len(b)-1], `,"resultType":"complete"}`...)
+	var out mcp.CallToolResult
+	if json.Unmarshal(b, &out) != nil {
+		return r
+	}
+	return &out
+}
+
+// statelessVersion is the first version of the stateless protocol.
+const statelessVersion = "2026-07-28"
 
 // checkArguments returns the <validation_error> result for arguments that
 // fail the tool's inputSchema, and nil when they pass or cannot be checked

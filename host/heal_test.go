@@ -267,3 +267,64 @@ func TestMCP_ConvertsRendererAnswers(t *testing.T) {
 		t.Errorf("rendered error: got %v, %v", res, err)
 	}
 }
+
+// A client of the stateless protocol (MCP 2026-07-28), which the Go SDK's
+// client speaks to a server that has it, gets every result heal makes with
+// "resultType":"complete", which that protocol requires of every result (the
+// Python SDK's client refuses one without it); a client of the handshake
+// protocol gets none.
+func TestHeal_StatelessProtocol(t *testing.T) {
+	h := engines(t)[host.Native]
+	ctx := context.Background()
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run("client version "+version, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "healed", Version: "1"}, nil)
+			h.Heal(server)
+			mcp.AddTool(server, &mcp.Tool{Name: "get"}, func(ctx context.Context, req *mcp.CallToolRequest, in healInput) (*mcp.CallToolResult, map[string]string, error) {
+				if in.ID == "plain" {
+					return nil, nil, errors.New("exporter backend unavailable")
+				}
+				return nil, map[string]string{"id": in.ID}, nil
+			})
+			serverT, clientT := mcp.NewInMemoryTransports()
+			ss, err := server.Connect(ctx, serverT, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			wire := &testutil.SyncBuffer{}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).
+				Connect(ctx, &mcp.LoggingTransport{Transport: clientT, Writer: wire}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, c := range []struct{ tool, args, prefix string }{
+				{"get", `{"id":5}`, `<validation_error action="get">`},
+				{"get", `{"id":"plain"}`, `<tool_error code="INTERNAL_ERROR"`},
+				{"gte", `{}`, `<tool_error code="UNKNOWN_ACTION">`},
+			} {
+				if got, isError := testutil.CallText(t, cs, c.tool, c.args); !isError || !strings.HasPrefix(got, c.prefix) {
+					t.Errorf("%s %s: %v %s", c.tool, c.args, isError, got)
+				}
+			}
+			stateless := strings.Contains(wire.String(), `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)
+			if stateless != (version == "") {
+				t.Fatalf("the client spoke the stateless protocol: %v, want %v", stateless, version == "")
+			}
+			answers := 0
+			for _, line := range strings.Split(wire.String(), "\n") {
+				if !strings.Contains(line, `"isError":true`) {
+					continue
+				}
+				answers++
+				if strings.Contains(line, `"resultType":"complete"`) != stateless {
+					t.Errorf("a result (stateless %v): %s", stateless, line)
+				}
+			}
+			if answers != 3 {
+				t.Errorf("%d failed results on the wire, want 3:\n%s", answers, wire)
+			}
+		})
+	}
+}
