@@ -178,6 +178,12 @@ func run() int {
 		return fail(err)
 	}
 	passed, failed = passed+qsPassed, failed+qsFailed
+	// The same calls through the Python SDK's own Client, in whichever
+	// protocol it and each quickstart's SDK agree on.
+	if qsPassed, qsFailed, err = playQuickstartsSDKClient(ctx, quickstarts); err != nil {
+		return fail(err)
+	}
+	passed, failed = passed+qsPassed, failed+qsFailed
 	// Raw lines no SDK client sends, to the servers themselves and to every
 	// quickstart (hostile.go): each request answered with its id, alike.
 	hsPassed, hsFailed := playHostile(ctx, h, "billing", selected(cfg.Servers), billingLines())

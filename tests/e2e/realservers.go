@@ -748,7 +748,10 @@ func checkSDKClient(ctx context.Context, h *host.Host, out []byte, version strin
 	}
 	for i, c := range calls {
 		l := lines[i+1]
-		text, _ := l["text"].(string)
+		text := ""
+		if texts, _ := l["texts"].([]any); len(texts) > 0 {
+			text, _ = texts[0].(string)
+		}
 		switch {
 		case l["raised"] != nil:
 			problems = append(problems, fmt.Sprintf("%s %v: the Client raised %v", c.tool, c.args, l["raised"]))

@@ -35,8 +35,8 @@ async def main(mode: str, command: list[str], calls: list[tuple[str, dict[str, A
             except Exception as exc:  # what the test reports: the Client refused the answer
                 print(json.dumps({"tool": tool, "raised": f"{type(exc).__name__}: {exc}"}), flush=True)
                 continue
-            text = next((block.text for block in result.content if block.type == "text"), "")
-            print(json.dumps({"tool": tool, "isError": result.is_error, "text": text}), flush=True)
+            texts = [block.text for block in result.content if block.type == "text"]
+            print(json.dumps({"tool": tool, "isError": result.is_error, "texts": texts}), flush=True)
 
 
 if __name__ == "__main__":
