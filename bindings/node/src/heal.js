@@ -35,6 +35,12 @@
  * package's peerDependencies carry the same range.
  */
 export const SUPPORTED_SDK = '>=1.24.0 <2';
+/**
+ * SUPPORTED_SERVER is the range of @modelcontextprotocol/server, the SDK's
+ * v2 packages, whose McpServer has the same members (2.x keeps them); the
+ * package's peerDependencies carry it too.
+ */
+export const SUPPORTED_SERVER = '>=2.0.0 <3';
 
 // The McpServer members heal() relies on, with the arity each must have.
 const REQUIRED_METHODS = [
@@ -328,7 +334,8 @@ function override(server, name, method) {
  * relies on: never a half-healed server, never a silently wrong answer.
  */
 function assertHealable(server) {
-  const expected = `an McpServer of @modelcontextprotocol/sdk ${SUPPORTED_SDK} (from '@modelcontextprotocol/sdk/server/mcp.js')`;
+  const expected = `an McpServer of @modelcontextprotocol/sdk ${SUPPORTED_SDK} (from '@modelcontextprotocol/sdk/server/mcp.js') `
+    + `or of @modelcontextprotocol/server ${SUPPORTED_SERVER}`;
   if (server === null || typeof server !== 'object') {
     throw new TypeError(`toolerr: heal() takes ${expected}, got ${server === null ? 'null' : typeof server}`);
   }

@@ -183,7 +183,8 @@ export class ToolErrorBuilder extends Error implements PromiseLike<CallToolResul
 }
 
 /**
- * What heal() takes: an McpServer of @modelcontextprotocol/sdk (SUPPORTED_SDK),
+ * What heal() takes: an McpServer of @modelcontextprotocol/sdk (SUPPORTED_SDK)
+ * or of @modelcontextprotocol/server, the SDK's v2 packages (SUPPORTED_SERVER),
  * described by shape, as the SDK is an optional peer dependency. heal()
  * checks at run time that the instance has the methods it hooks.
  */
@@ -264,6 +265,8 @@ export class Toolerr {
 export { ABI_MAJOR, GATE_HEAD_BYTES } from './abi.js';
 /** The @modelcontextprotocol/sdk versions whose McpServer heal() supports. */
 export const SUPPORTED_SDK: '>=1.24.0 <2';
+/** The @modelcontextprotocol/server (the SDK's v2 packages) versions whose McpServer heal() supports. */
+export const SUPPORTED_SERVER: '>=2.0.0 <3';
 /** The values of heal()'s unknownTool option, the default first. */
 export const UNKNOWN_TOOL_ANSWERS: readonly ['envelope', 'sdk'];
 

@@ -13,7 +13,7 @@ export { Toolerr, load } from './toolerr.js';
 export { ClientError, ToolerrError } from './errors.js';
 export { ToolErrorBuilder } from './builder.js';
 export { defaultToolerr } from './default.js';
-export { SUPPORTED_SDK, UNKNOWN_TOOL_ANSWERS } from './heal.js';
+export { SUPPORTED_SDK, SUPPORTED_SERVER, UNKNOWN_TOOL_ANSWERS } from './heal.js';
 export { resultText } from './result.js';
 
 const shared = (method) => async (...args) => (await defaultToolerr())[method](...args);

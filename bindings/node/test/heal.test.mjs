@@ -16,7 +16,7 @@ import { z as z4 } from 'zod/v4';
 import * as z4mini from 'zod/v4-mini';
 
 import {
-  ClientError, SUPPORTED_SDK, UNKNOWN_TOOL_ANSWERS, error, formatValidation, heal, internalError, load, parse, required,
+  ClientError, SUPPORTED_SDK, SUPPORTED_SERVER, UNKNOWN_TOOL_ANSWERS, error, formatValidation, heal, internalError, load, parse, required,
   throwOnError, toolError, unknownTool,
 } from '../src/index.js';
 
@@ -476,8 +476,9 @@ test('a URL elicitation request stays a JSON-RPC error', async (t) => {
 });
 
 test('heal() refuses, clearly and changing nothing, what is not a supported McpServer', () => {
-  const supported = /an McpServer of @modelcontextprotocol\/sdk >=1\.24\.0 <2/;
+  const supported = /an McpServer of @modelcontextprotocol\/sdk >=1\.24\.0 <2 .* or of @modelcontextprotocol\/server >=2\.0\.0 <3/;
   assert.equal(SUPPORTED_SDK, '>=1.24.0 <2');
+  assert.equal(SUPPORTED_SERVER, '>=2.0.0 <3');
   for (const value of [null, undefined, 'server', {}]) {
     assert.throws(() => heal(value), (err) => err instanceof TypeError && supported.test(err.message), String(value));
   }

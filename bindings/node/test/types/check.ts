@@ -1,6 +1,7 @@
 // Compiled by test/types.test.mjs with tsc --noEmit: the shipped types
 // describe the API as the README uses it.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer as McpServerV2 } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import {
@@ -51,6 +52,9 @@ export async function usage(): Promise<void> {
   server.registerTool('get', { inputSchema: { id: z.string() } }, async ({ id }) => ({ content: [{ type: 'text', text: id.toUpperCase() }] }));
   const same: McpServer = t.heal(server);
   void same;
+  // and the v2 packages' McpServer, with its own registerTool.
+  const v2: McpServerV2 = heal(new McpServerV2({ name: 'billing', version: '1.0.0' }));
+  v2.registerTool('get', { inputSchema: z.object({ id: z.string() }) }, async ({ id }) => ({ content: [{ type: 'text', text: id.toUpperCase() }] }));
   // @ts-expect-error heal takes an McpServer
   heal({ name: 'not a server' });
   // Unknown tools: UNKNOWN_ACTION by default, or the SDK's own answer.
