@@ -16,8 +16,9 @@
 # the folder with install-links (both literally as the README's Install
 # section says); then `import`, `require` (and, where this Node can be told
 # to refuse require() of ES modules, the CommonJS build an older Node
-# loads), and the server. The MCP SDK and zod come at the versions the
-# binding's tests pin.
+# loads), and the server, then the README's server on the SDK's v2 packages
+# (@modelcontextprotocol/server). The MCP SDK and zod come at the versions
+# the binding's tests pin.
 #
 # Python: `pip install` of the folder (the README's lines), of the wheel and
 # of the sdist `python -m build` makes (build and flit_core pinned in
@@ -90,6 +91,14 @@ readme_install() {
     inside && /^```sh$/ { if (++n == want) { grab = 1; next } }
     grab && /^```$/ { exit }
     grab { print }' "$1" | sed "s#/path/to/toolerr#$repo#g"
+}
+
+# readme_js FILE TEXT: the first ```js block of FILE that holds TEXT.
+readme_js() {
+  awk -v want="$2" '
+    /^```js$/ { grab = 1; block = ""; next }
+    grab && /^```$/ { if (index(block, want)) { printf "%s", block; exit } grab = 0; next }
+    grab { block = block $0 "\n" }' "$1"
 }
 
 # in_dir DIR SCRIPT: runs SCRIPT with bash -euo pipefail in DIR, echoed.
@@ -165,6 +174,13 @@ check_node_way() { # check_node_way NAME README_BLOCK
     awk "/^\`\`\`js\$/ { f = 1; next } /^\`\`\`\$/ { if (f) exit } f" "$4/bindings/node/README.md" >server.mjs &&
     cat server.mjs &&
     python3 "$5/drive.py" node server.mjs' _ "$dir" "$(node_dep @modelcontextprotocol/sdk)" "$(node_dep zod)" "$repo" "$here"
+  # The README's server on the SDK's v2 packages, beside the 1.x one.
+  readme_js "$repo/bindings/node/README.md" "from '@modelcontextprotocol/server';" >"$dir/server-v2.mjs"
+  check "node $name server-v2" bash -c '
+    cd "$1" &&
+    npm install "@modelcontextprotocol/server@$2" &&
+    cat server-v2.mjs &&
+    python3 "$3/drive.py" node server-v2.mjs' _ "$dir" "$(node_dep @modelcontextprotocol/server)" "$here"
 }
 
 check_node() {
