@@ -329,13 +329,17 @@ func (h *HTTPHandler) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	sid := req.Header.Get(sessionHeader)
 	var s *httpSession
-	if sid == "" && h.opts.Stateless && !batch && len(msgs) == 1 && statelessRequest(msgs[0], req.Header) {
-		if problem := headerMismatch(msgs[0], req.Header); problem != "" {
-			var m message
-			scanMessage(msgs[0].msg, &m)
-			httpError(w, http.StatusBadRequest, m.ID, codeHeaderMismatch, "Header mismatch: "+problem)
-			return
-		}
+	stateless, mismatch := false, ""
+	if sid == "" && h.opts.Stateless && !batch && len(msgs) == 1 {
+		stateless, mismatch = statelessRequest(msgs[0], req.Header)
+	}
+	if mismatch != "" {
+		var m message
+		scanMessage(msgs[0].msg, &m)
+		httpError(w, http.StatusBadRequest, m.ID, codeHeaderMismatch, "Header mismatch: "+mismatch)
+		return
+	}
+	if stateless {
 		var err error
 		if s, err = h.statelessSession(req); err != nil {
 			w.Header().Set("Retry-After", "5")

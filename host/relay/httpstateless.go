@@ -29,41 +29,37 @@ const codeHeaderMismatch = -32020
 // statelessRequest reports whether it, a POST's one message without a
 // session, is a request of the stateless protocol: server/discover, or a
 // request naming its version in _meta (for a message over MaxBodyBytes, of
-// which only the head is there, the Mcp-Protocol-Version header says).
-func statelessRequest(it *inbound, header http.Header) bool {
-	var m message
-	if it.size != len(it.msg) {
-		return header.Get(versionHeader) >= "2026-07-28" && versionSyntax.MatchString(header.Get(versionHeader))
+// which only the head is there, the Mcp-Protocol-Version header says);
+// and, for one, what its headers say otherwise than its body, or "": its
+// version, its method, and the name it calls.
+func statelessRequest(it *inbound, header http.Header) (stateless bool, mismatch string) {
+	if it.size != len(it.msg) { // only the head: the gate answers it
+		v := header.Get(versionHeader)
+		return v >= "2026-07-28" && versionSyntax.MatchString(v), ""
 	}
+	var m message
 	if !scanMessage(it.msg, &m) || !m.isRequest() {
-		return false
+		return false, ""
 	}
 	meta, _ := member(m.Params, "_meta")
-	return *m.Method == "server/discover" || namesVersion(meta)
-}
-
-// headerMismatch is what the headers of a stateless request say otherwise
-// than its body, or "": its version, its method, and the name it calls.
-func headerMismatch(it *inbound, header http.Header) string {
-	var m message
-	if it.size != len(it.msg) || !scanMessage(it.msg, &m) {
-		return "" // only the head: the gate answers it
+	version, named := stringMember(meta, protocolVersionKey)
+	if *m.Method != "server/discover" && !named {
+		return false, ""
 	}
-	meta, _ := member(m.Params, "_meta")
-	if version, ok := stringMember(meta, protocolVersionKey); ok && header.Get(versionHeader) != version {
-		return versionHeader + " header does not match the request's protocol version (params._meta)"
-	}
-	if header.Get(methodHeader) != *m.Method {
-		return methodHeader + " header does not match the request's method"
+	switch {
+	case named && header.Get(versionHeader) != version:
+		return true, versionHeader + " header does not match the request's protocol version (params._meta)"
+	case header.Get(methodHeader) != *m.Method:
+		return true, methodHeader + " header does not match the request's method"
 	}
 	if key := namedBy[*m.Method]; key != "" {
 		if name, ok := stringMember(m.Params, key); ok {
 			if got, ok := headerText(header.Get(nameHeader)); !ok || got != name {
-				return nameHeader + " header does not match the request's " + strconv.Quote(key)
+				return true, nameHeader + " header does not match the request's " + strconv.Quote(key)
 			}
 		}
 	}
-	return ""
+	return true, ""
 }
 
 // headerText reads a header's value as the stateless protocol writes it
