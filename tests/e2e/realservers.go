@@ -126,7 +126,8 @@ func realServers() []realServer {
 			steps: timeSteps,
 			failures: func(string) map[string]failureWant {
 				// Closest by edit distance: 5 to convert_time, 8 to get_current_time.
-				return map[string]failureWant{"a tool it does not have": {code: "UNKNOWN_ACTION", closest: "convert_time"}}
+				return map[string]failureWant{"a tool it does not have": {code: "UNKNOWN_ACTION", closest: "convert_time"},
+					"an empty timezone": {code: "VALIDATION_ERROR"}} // "Missing required argument: timezone"
 			},
 			profiles: [2]string{"the handshake protocol, a client with sampling, elicitation and roots", "the stateless protocol (2026-07-28)"},
 		},

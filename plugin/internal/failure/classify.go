@@ -87,6 +87,7 @@ var phrases = []phrase{
 	{"invalid argument", true, &invalid},
 	{"invalid input", false, &invalid},
 	{"invalid param", true, &invalid},
+	{"missing required", false, &invalid},
 	{"validation", true, &invalid},
 }
 

@@ -25,6 +25,10 @@ func TestClassify_Phrases(t *testing.T) {
 		{"", "TOOL_FAILURE"},
 		{"notallowed", "TOOL_FAILURE"},
 		{"é not found", "NOT_FOUND"},
+		{"Error executing tool get_current_time: Missing required argument: timezone", "VALIDATION_ERROR"},
+		{"missing required parameter 'id'", "VALIDATION_ERROR"},
+		{"missing requirements.txt", "TOOL_FAILURE"},
+		{"the file is missing", "TOOL_FAILURE"},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
 			if got := Classify(tc.text).Code; got != tc.code {
