@@ -181,7 +181,7 @@ func (r *Relay) clientRequest(ctx context.Context, msg []byte, m *message) {
 		// The result of a task a call started is that call's answer: a
 		// failure in it is rendered as the call's would be.
 		meta, _ := member(m.Params, "_meta")
-		req.stateless = namesVersion(meta)
+		_, req.stateless = versionIn(meta)
 		if task, ok := stringMember(m.Params, "taskId"); ok {
 			r.mu.Lock()
 			req.tool, _ = r.tasks.get(task)
@@ -253,7 +253,7 @@ func (r *Relay) toolsCall(ctx context.Context, msg []byte, m *message, key strin
 		case "task": // run as a task (its answer names the task), unless null
 			req.task = string(value) != "null"
 		case "_meta":
-			req.stateless = namesVersion(value)
+			_, req.stateless = versionIn(value)
 			meta = value
 		}
 		return true

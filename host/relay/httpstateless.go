@@ -42,7 +42,7 @@ func statelessRequest(it *inbound, header http.Header) (stateless bool, mismatch
 		return false, ""
 	}
 	meta, _ := member(m.Params, "_meta")
-	version, named := stringMember(meta, protocolVersionKey)
+	version, named := versionIn(meta)
 	if *m.Method != "server/discover" && !named {
 		return false, ""
 	}

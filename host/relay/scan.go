@@ -125,15 +125,10 @@ func stringMember(obj []byte, name string) (string, bool) {
 // stateless protocol (MCP 2026-07-28 and later) names its version.
 const protocolVersionKey = "io.modelcontextprotocol/protocolVersion"
 
-// namesVersion reports whether meta, a request's _meta, names its
-// protocol version (a string), as the module's gate reads it.
-func namesVersion(meta []byte) bool {
-	v, ok := member(meta, protocolVersionKey)
-	if !ok {
-		return false
-	}
-	_, ok = stringValue(v)
-	return ok
+// versionIn is the protocol version meta, a request's _meta, names (a
+// string), as the module's gate reads it; false when it names none.
+func versionIn(meta []byte) (string, bool) {
+	return stringMember(meta, protocolVersionKey)
 }
 
 // The kinds of message cutMessage tells apart.

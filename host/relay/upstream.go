@@ -276,7 +276,7 @@ func (u *upstream) headers(h http.Header) {
 // request whose headers disagree with its body). nil for any other message.
 func statelessHeaders(m *message, method string) http.Header {
 	meta, _ := member(m.Params, "_meta")
-	version, ok := stringMember(meta, protocolVersionKey)
+	version, ok := versionIn(meta)
 	if !ok || method == "" {
 		return nil
 	}
